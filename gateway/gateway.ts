@@ -1,0 +1,79 @@
+import { ApolloGateway } from '@apollo/gateway';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLContext } from '../platform/graphql/context.js';
+import type { Logger } from '../platform/logger.js';
+import { InProcessDataSource } from './in-process-data-source.js';
+import { maskUnexpectedErrors } from './plugins/mask-errors.js';
+import { SignedRemoteDataSource } from './signed-data-source.js';
+
+/**
+ * The Apollo gateway over the family subgraphs. Two topologies from the same code: every subgraph in this
+ * process (`local` schemas), or each subgraph its own service reached by URL (`remote`).
+ */
+export type Topology =
+  | { kind: 'in-process'; schemas: Record<string, GraphQLSchema> }
+  | {
+      kind: 'distributed';
+      urls: Record<string, string>;
+      internalSecret: string;
+      /** Subgraphs without a URL still run in this process. */
+      localSchemas?: Record<string, GraphQLSchema>;
+    };
+
+export interface GatewayOptions {
+  supergraphSdl: string;
+  topology: Topology;
+  logger: Logger;
+  maxDepth: number;
+  maxCost: number;
+  plugins?: ApolloServerPlugin<GraphQLContext>[];
+}
+
+export async function createGateway(options: GatewayOptions): Promise<ApolloServer<GraphQLContext>> {
+  const { topology } = options;
+  const gateway = new ApolloGateway({
+    supergraphSdl: options.supergraphSdl,
+    logger: options.logger,
+    buildService: ({ name, url }) => {
+      if (topology.kind === 'in-process') {
+        const schema = topology.schemas[name];
+        if (!schema) throw new Error(`subgraph ${name} is not running in this process`);
+        return new InProcessDataSource(schema);
+      }
+      const local = topology.localSchemas?.[name];
+      if (local && !topology.urls[name]) return new InProcessDataSource(local);
+      const target = topology.urls[name] ?? url;
+      if (!target) throw new Error(`no URL configured for subgraph ${name} (TRELLIS_SUBGRAPH_URLS)`);
+      return new SignedRemoteDataSource(target, topology.internalSecret);
+    },
+  });
+  const server = new ApolloServer<GraphQLContext>({
+    gateway,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    validationRules: [
+      maxDepthRule({
+        n: options.maxDepth,
+        ignoreIntrospection: true,
+        onReject: [],
+        propagateOnRejection: true,
+        errorMessage: `Query is nested too deeply: the limit is ${options.maxDepth} levels`,
+      }),
+      costLimitRule({ maxCost: options.maxCost, ignoreIntrospection: true }),
+    ],
+    formatError: maskUnexpectedErrors(options.logger),
+    plugins: options.plugins ?? [],
+  });
+  await server.start();
+  return server;
+}
+
+/** The GraphQL error a context function throws for a bad key: Apollo answers it with HTTP 401. */
+export function invalidApiKeyError(): GraphQLError {
+  return new GraphQLError('Invalid or revoked API key', {
+    extensions: { code: 'UNAUTHENTICATED', status: 401, http: { status: 401 } },
+  });
+}

@@ -1,0 +1,79 @@
+import path from 'node:path';
+
+/**
+ * The one validated configuration module of the platform: every environment variable the processes read is
+ * parsed here, so a typo fails at start-up with a message instead of misbehaving later.
+ */
+export interface PlatformConfig {
+  host: string;
+  port: number;
+  /** External PostgreSQL; when absent an embedded server is started under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: string;
+  bodyLimitBytes: number;
+  graphqlMaxDepth: number;
+  graphqlMaxCost: number;
+  bootstrap: { apiKey: string; username: string; team: string; project: string } | undefined;
+  /** Shared by gateway and subgraph processes to sign the caller's identity; generated into dataDir if unset. */
+  internalSecret: string | undefined;
+  /** Distributed topology: subgraph name → URL. Empty means every subgraph runs in-process. */
+  subgraphUrls: Record<string, string>;
+  databasePoolSize: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  const bootstrapKey = env.TRELLIS_BOOTSTRAP_API_KEY?.trim();
+  if (bootstrapKey !== undefined && bootstrapKey !== '' && bootstrapKey.length < 20) {
+    throw new ConfigError('TRELLIS_BOOTSTRAP_API_KEY must be at least 20 characters long');
+  }
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.TRELLIS_DATA_DIR ?? './data'),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    bodyLimitBytes: integer(env, 'TRELLIS_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    graphqlMaxDepth: integer(env, 'TRELLIS_GRAPHQL_MAX_DEPTH', 12, 2, 100),
+    graphqlMaxCost: integer(env, 'TRELLIS_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
+    bootstrap: bootstrapKey
+      ? {
+          apiKey: bootstrapKey,
+          username: env.TRELLIS_BOOTSTRAP_USER ?? 'admin',
+          team: env.TRELLIS_BOOTSTRAP_TEAM ?? 'trellis',
+          project: env.TRELLIS_BOOTSTRAP_PROJECT ?? 'default',
+        }
+      : undefined,
+    internalSecret: env.TRELLIS_INTERNAL_SECRET || undefined,
+    subgraphUrls: parseSubgraphUrls(env.TRELLIS_SUBGRAPH_URLS),
+    databasePoolSize: integer(env, 'TRELLIS_DB_POOL_SIZE', 20, 1, 500),
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** `identity=http://127.0.0.1:4001/graphql,tracing=http://...` */
+function parseSubgraphUrls(raw: string | undefined): Record<string, string> {
+  const urls: Record<string, string> = {};
+  if (!raw) return urls;
+  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [name, url] = entry.split('=');
+    if (!name || !url || !/^https?:\/\//.test(url)) {
+      throw new ConfigError(`TRELLIS_SUBGRAPH_URLS entry "${entry}" must look like name=http://host:port/graphql`);
+    }
+    urls[name.trim()] = url.trim();
+  }
+  return urls;
+}

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { ApolloServer } from '@apollo/server';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { apiKeyFromAuthorization } from '../auth/credentials.js';
+import type { Principal } from '../auth/principal.js';
+import type { PlatformConfig } from '../config.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import type { Logger } from '../logger.js';
+import { invalidApiKeyError } from '../../gateway/gateway.js';
+import { registerRoutes } from '../../rest-adapter/register-routes.js';
+import type { RestRoute } from '../../rest-adapter/route.js';
+import { ajv } from '../../rest-adapter/validation.js';
+import { installErrorHandling } from './error-handler.js';
+import { registerMetrics } from './metrics.js';
+
+export interface HttpServerOptions {
+  config: PlatformConfig;
+  logger: Logger;
+  /** Resolves an API key to its principal, or null when the key is unknown or revoked. */
+  authenticate(apiKey: string): Promise<Principal | null>;
+  /** Readiness: resolves when the platform can serve (database reachable). */
+  checkReady(): Promise<void>;
+  routes: RestRoute[];
+  /** Extra plugins to register once the core is set up (e.g. streaming routes of a family). */
+  extensions?: ((app: FastifyInstance) => Promise<void> | void)[];
+}
+
+export interface HttpServer {
+  app: FastifyInstance;
+  /** Attach the gateway; separate so the gateway's drain plugin can bind to this server. */
+  mountGateway(apollo: ApolloServer<GraphQLContext>): Promise<void>;
+}
+
+/**
+ * The platform's one port: `/graphql` (the gateway), the REST adapter's family mounts, `/openapi.json` + `/docs`,
+ * `/healthz` and `/metrics`.
+ */
+export async function createHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: options.config.bodyLimitBytes,
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { allErrors: true, coerceTypes: false, useDefaults: true, strict: false } },
+  });
+  // Validation uses the adapter's Ajv, so error items come out in the same pydantic shape everywhere.
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+  app.decorateRequest('principal', null);
+  installErrorHandling(app);
+  registerMetrics(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Trellis REST API', version: '0.1.0', description: 'REST paths of the four API families, served by mapping onto the federated GraphQL graph.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, basic: { type: 'http', scheme: 'basic' } } },
+      security: [{ bearer: [] }, { basic: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await options.checkReady();
+      return { status: 'ok' };
+    } catch (error) {
+      return reply.code(503).send({ status: 'unavailable', reason: (error as Error).message });
+    }
+  });
+
+  const principalOf = async (request: FastifyRequest): Promise<Principal | null | undefined> => {
+    const key = apiKeyFromAuthorization(request.headers.authorization);
+    if (key === undefined) return undefined;
+    return options.authenticate(key);
+  };
+
+  let apolloServer: ApolloServer<GraphQLContext> | undefined;
+  registerRoutes(app, options.routes, {
+    get apollo() {
+      if (!apolloServer) throw new Error('gateway not mounted');
+      return apolloServer;
+    },
+    principalOf,
+  });
+  for (const extension of options.extensions ?? []) await extension(app);
+
+  return {
+    app,
+    async mountGateway(apollo) {
+      apolloServer = apollo;
+      await app.register(fastifyApollo(apollo), {
+        path: '/graphql',
+        context: async (request): Promise<GraphQLContext> => {
+          const principal = await principalOf(request);
+          if (principal === null) throw invalidApiKeyError();
+          return { principal: principal ?? null, requestId: String(request.id), logger: request.log };
+        },
+      });
+    },
+  };
+}
+
+export { fastifyApolloDrainPlugin };

@@ -1,0 +1,135 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import type { ApolloServer } from '@apollo/server';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
+import { createGateway, type Topology } from '../gateway/gateway.js';
+import { ALL_ROUTES } from '../rest-adapter/routes/index.js';
+import type { RestRoute } from '../rest-adapter/route.js';
+import { SUBGRAPHS } from '../subgraphs/index.js';
+import { Authenticator } from '../subgraphs/identity/authenticator.js';
+import type { IdentityServices } from '../subgraphs/identity/services.js';
+import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
+import { ConfigError, type PlatformConfig } from './config.js';
+import { connectDatabase, type DatabaseConnection } from './db/connection.js';
+import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
+import type { GraphQLContext } from './graphql/context.js';
+import { createHttpServer, fastifyApolloDrainPlugin } from './http/server.js';
+import { loadOrCreateSecretFile } from './internal-secret.js';
+import type { Logger } from './logger.js';
+import type { StartedSubgraph, SubgraphModule } from './subgraph.js';
+
+export interface StartPlatformOptions {
+  config: PlatformConfig;
+  logger: Logger;
+  /** Start background workers (delivery, training). Default true. */
+  workers?: boolean;
+  /** Subgraphs to run (default: all). */
+  subgraphs?: SubgraphModule<any>[];
+  routes?: RestRoute[];
+}
+
+export interface RunningPlatform {
+  url: string;
+  app: FastifyInstance;
+  apollo: ApolloServer<GraphQLContext>;
+  db: DatabaseConnection;
+  subgraphs: Map<string, StartedSubgraph<any>>;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the platform in this process: PostgreSQL (embedded unless DATABASE_URL is set), every subgraph that is
+ * not configured as a remote service, the gateway over all of them, the REST adapter and the HTTP server.
+ */
+export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
+  const { config, logger } = options;
+  const cleanups: (() => Promise<void>)[] = [];
+  const runCleanups = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((error) => logger.error({ err: error }, 'shutdown step failed'));
+    }
+  };
+  try {
+    let embedded: RunningPostgres | undefined;
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres({
+        dataDir: path.join(config.dataDir, 'postgres'),
+        onLog: (line) => logger.debug({ postgres: line }, 'postgres'),
+      });
+      cleanups.push(() => embedded!.stop());
+      databaseUrl = embedded.url;
+      logger.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
+    }
+    const db = connectDatabase(databaseUrl, { max: config.databasePoolSize, applicationName: 'trellis-gateway' });
+    cleanups.push(() => db.close());
+
+    const modules = options.subgraphs ?? SUBGRAPHS;
+    const remoteNames = Object.keys(config.subgraphUrls);
+    for (const name of remoteNames) {
+      if (!modules.some((module) => module.name === name)) throw new ConfigError(`TRELLIS_SUBGRAPH_URLS names unknown subgraph "${name}"`);
+    }
+    const internalSecret = remoteNames.length
+      ? await loadOrCreateSecretFile(config.dataDir, 'internal-secret', config.internalSecret)
+      : '';
+
+    const started = new Map<string, StartedSubgraph<any>>();
+    for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
+      const subgraph = await module.start({ db, config, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
+      started.set(module.name, subgraph);
+      cleanups.push(() => subgraph.stop());
+    }
+
+    // Authentication is identity's code; with identity remote, it runs here against identity's schema.
+    const identity = started.get('identity')?.services as IdentityServices | undefined;
+    const authenticator = identity?.authenticator ?? new Authenticator(db.forSchema<IdentityDatabase>('identity'));
+
+    const supergraphSdl = composeSupergraph(await printSubgraphs(modules), config.subgraphUrls);
+    const topology: Topology = remoteNames.length
+      ? { kind: 'distributed', urls: config.subgraphUrls, internalSecret }
+      : { kind: 'in-process', schemas: {} };
+    const schemas = Object.fromEntries([...started].map(([name, subgraph]) => [name, subgraph.schema]));
+    const http = await createHttpServer({
+      config,
+      logger,
+      authenticate: (key) => authenticator.authenticate(key),
+      checkReady: async () => {
+        await sql`select 1`.execute(db.root);
+      },
+      routes: options.routes ?? ALL_ROUTES,
+    });
+    const apollo = await createGateway({
+      supergraphSdl,
+      topology: topology.kind === 'in-process' ? { kind: 'in-process', schemas } : { ...topology, localSchemas: schemas },
+      logger,
+      maxDepth: config.graphqlMaxDepth,
+      maxCost: config.graphqlMaxCost,
+      plugins: [fastifyApolloDrainPlugin(http.app)],
+    });
+    await http.mountGateway(apollo);
+    await http.app.listen({ host: config.host, port: config.port });
+    const address = http.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+
+    // Shutdown order: stop accepting and drain HTTP, then workers, then the pool, then PostgreSQL.
+    cleanups.push(() => apollo.stop());
+    cleanups.push(() => http.app.close());
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      app: http.app,
+      apollo,
+      db,
+      subgraphs: started,
+      databaseUrl,
+      close: () => (closing ??= runCleanups()),
+    };
+  } catch (error) {
+    await runCleanups();
+    throw error;
+  }
+}

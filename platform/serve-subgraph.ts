@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { ApolloServer } from '@apollo/server';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import { GraphQLError } from 'graphql';
+import { subgraphByName } from '../subgraphs/index.js';
+import { verifyPrincipal } from './auth/internal-signature.js';
+import { ConfigError, loadConfig } from './config.js';
+import { connectDatabase } from './db/connection.js';
+import type { GraphQLContext } from './graphql/context.js';
+import { loadOrCreateSecretFile } from './internal-secret.js';
+import { createLogger } from './logger.js';
+
+/**
+ * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/platform/serve-subgraph.js tracing`).
+ * It trusts only callers that present the gateway's signed identity header.
+ */
+const name = process.argv[2];
+if (!name) {
+  process.stderr.write('usage: serve-subgraph <identity|registry|tracing|inference|training|automations>\n');
+  process.exit(2);
+}
+const config = loadConfig();
+const logger = createLogger({ level: config.logLevel, name: `trellis-${name}` });
+if (!config.databaseUrl) throw new ConfigError('a subgraph service needs DATABASE_URL (the shared PostgreSQL)');
+const secret = await loadOrCreateSecretFile(config.dataDir, 'internal-secret', config.internalSecret);
+
+const module = subgraphByName(name);
+const db = connectDatabase(config.databaseUrl, { max: config.databasePoolSize, applicationName: `trellis-${name}` });
+const subgraph = await module.start({ db, config, logger });
+
+const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }) });
+const apollo = new ApolloServer<GraphQLContext>({
+  schema: subgraph.schema,
+  introspection: true,
+  includeStacktraceInErrorResponses: false,
+  plugins: [fastifyApolloDrainPlugin(app)],
+});
+await apollo.start();
+app.get('/healthz', async () => ({ status: 'ok', subgraph: name }));
+await app.register(fastifyApollo(apollo), {
+  path: '/graphql',
+  context: async (request): Promise<GraphQLContext> => {
+    try {
+      const principal = verifyPrincipal(request.headers, secret);
+      return { principal, requestId: String(request.headers['x-request-id'] ?? request.id), logger: request.log };
+    } catch (error) {
+      throw new GraphQLError((error as Error).message, {
+        extensions: { code: 'UNAUTHENTICATED', status: 401, http: { status: 401 } },
+      });
+    }
+  },
+});
+await app.listen({ host: config.host, port: config.port });
+logger.info({ subgraph: name, port: config.port }, 'subgraph service listening');
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, async () => {
+    await app.close();
+    await subgraph.stop();
+    await db.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,148 @@
+import 'reflect-metadata';
+import { parse, type GraphQLSchema } from 'graphql';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
+import type { Kysely } from 'kysely';
+import type { PlatformConfig } from './config.js';
+import type { DatabaseConnection } from './db/connection.js';
+import { migrateSchema, type Migrations } from './db/migrate.js';
+import type { Logger } from './logger.js';
+import type { GraphQLContext } from './graphql/context.js';
+
+/**
+ * The one shape every subgraph has. A subgraph is: GraphQL types and resolver classes (type-graphql), its store
+ * (Kysely queries + dated migrations in its own Postgres schema), its domain services, and optional background
+ * workers. `defineSubgraph` turns that description into something the platform can print (SDL for composition),
+ * start (migrate, build services, build the executable federated schema, start workers) and stop.
+ */
+export const FEDERATION_LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides", "@inaccessible", "@tag"])';
+
+export interface SubgraphDependencies {
+  db: DatabaseConnection;
+  config: PlatformConfig;
+  logger: Logger;
+}
+
+/** A long-running task owned by a subgraph (delivery worker, job consumer…); stopped on graceful shutdown. */
+export interface BackgroundWorker {
+  name: string;
+  start(): Promise<void> | void;
+  /** Stop taking new work and finish (or hand back) what is in flight. */
+  stop(): Promise<void>;
+}
+
+export type ReferenceResolver = (
+  representation: Record<string, unknown>,
+  context: GraphQLContext,
+) => unknown | Promise<unknown>;
+
+// Resolver classes are constructed with the subgraph's services (type-graphql's container hook).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ResolverClass<Services> = new (services: Services) => any;
+
+export interface SubgraphSpec<Services> {
+  name: string;
+  migrations: Migrations;
+  resolvers: NonEmptyArray<ResolverClass<Services>>;
+  /** Types not reachable from a resolver but part of the schema (interface members, entity stubs). */
+  orphanedTypes?: Function[];
+  /** `__resolveReference` per entity type name. */
+  references?: (services: Services) => Record<string, ReferenceResolver>;
+  createServices(dependencies: SubgraphDependencies & { store: Kysely<any> }): Services | Promise<Services>;
+  workers?(services: Services, dependencies: SubgraphDependencies): BackgroundWorker[];
+  /** One-off start-up work after migrations (e.g. bootstrap data); runs in every process that starts it. */
+  onStart?(services: Services, dependencies: SubgraphDependencies): Promise<void>;
+}
+
+export interface StartedSubgraph<Services = unknown> {
+  name: string;
+  schema: GraphQLSchema;
+  services: Services;
+  workers: BackgroundWorker[];
+  stop(): Promise<void>;
+}
+
+export interface SubgraphModule<Services = unknown> {
+  name: string;
+  /** The subgraph's SDL with federation directives; needs no database. */
+  printSdl(): Promise<string>;
+  /** Migrates the subgraph's schema and runs its migrations, without starting it. */
+  migrate(db: DatabaseConnection): Promise<string[]>;
+  start(dependencies: SubgraphDependencies, options?: { workers?: boolean }): Promise<StartedSubgraph<Services>>;
+}
+
+export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): SubgraphModule<Services> {
+  const build = async (services: Services | undefined): Promise<{ sdl: string; schema: GraphQLSchema }> => {
+    const instances = new Map<Function, unknown>();
+    const typeSchema = await buildSchema({
+      resolvers: spec.resolvers,
+      orphanedTypes: spec.orphanedTypes,
+      skipCheck: true,
+      validate: false,
+      container: {
+        get: (someClass: ResolverClass<Services>) => {
+          let instance = instances.get(someClass);
+          if (!instance) {
+            instance = new someClass(services as Services);
+            instances.set(someClass, instance);
+          }
+          return instance;
+        },
+      },
+    });
+    const sdl = `${FEDERATION_LINK}\n\n${withoutEmptyRootTypes(printSchemaWithDirectives(typeSchema))}`;
+    const resolvers = createResolversMap(typeSchema) as Record<string, Record<string, unknown>>;
+    if (services !== undefined && spec.references) {
+      for (const [typeName, resolveReference] of Object.entries(spec.references(services))) {
+        resolvers[typeName] = { ...(resolvers[typeName] ?? {}), __resolveReference: resolveReference };
+      }
+    }
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const schema = buildSubgraphSchema({ typeDefs: parse(sdl), resolvers: resolvers as any });
+    return { sdl, schema };
+  };
+
+  return {
+    name: spec.name,
+    async printSdl() {
+      return (await build(undefined)).sdl;
+    },
+    migrate(db) {
+      return migrateSchema(db.root, spec.name, spec.migrations);
+    },
+    async start(dependencies, options = {}) {
+      await this.migrate(dependencies.db);
+      const store = dependencies.db.forSchema<any>(spec.name);
+      const services = await spec.createServices({ ...dependencies, store });
+      await spec.onStart?.(services, dependencies);
+      const { schema } = await build(services);
+      const workers = options.workers === false ? [] : (spec.workers?.(services, dependencies) ?? []);
+      for (const worker of workers) await worker.start();
+      return {
+        name: spec.name,
+        schema,
+        services,
+        workers,
+        async stop() {
+          await Promise.all(workers.map((worker) => worker.stop()));
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A subgraph that only adds fields to other subgraphs' entities has no root fields of its own; type-graphql still
+ * prints an empty `type Query`, which is not valid SDL. Federation adds `_entities`/`_service` itself.
+ */
+function withoutEmptyRootTypes(sdl: string): string {
+  let result = sdl;
+  for (const root of ['Query', 'Mutation', 'Subscription']) {
+    const empty = new RegExp(`^type ${root}\\s*$`, 'm');
+    if (!empty.test(result)) continue;
+    result = result.replace(empty, '').replace(new RegExp(`^\\s*${root.toLowerCase()}: ${root}\\s*$`, 'm'), '');
+  }
+  return result.replace(/^schema \{\s*\}\s*$/m, '').replace(/\n{3,}/g, '\n\n').trim() + '\n';
+}

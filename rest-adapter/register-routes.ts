@@ -1,0 +1,68 @@
+import type { ApolloServer } from '@apollo/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../platform/auth/principal.js';
+import { UnauthenticatedError } from '../platform/errors.js';
+import type { GraphQLContext } from '../platform/graphql/context.js';
+import { executeThroughGateway } from './execute.js';
+import { FAMILY_MOUNTS, type Family, type RestRoute } from './route.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which family's error conventions apply to this route. */
+    family?: Family;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export interface RouteServices {
+  apollo: ApolloServer<GraphQLContext>;
+  /** Resolves the request's credentials; undefined = no credentials sent, null = credentials rejected. */
+  principalOf(request: FastifyRequest): Promise<Principal | null | undefined>;
+}
+
+/** Serves every route of the table: authenticate, validate (Fastify schema), run the operation, shape the reply. */
+export function registerRoutes(app: FastifyInstance, routes: RestRoute[], services: RouteServices): void {
+  for (const route of routes) {
+    const url = `${FAMILY_MOUNTS[route.family]}${route.path}`;
+    app.route({
+      method: route.method,
+      url,
+      config: { family: route.family },
+      bodyLimit: route.bodyLimit,
+      schema: {
+        summary: route.summary,
+        tags: [route.family],
+        ...(route.schema?.body ? { body: route.schema.body } : {}),
+        ...(route.schema?.params ? { params: route.schema.params } : {}),
+        ...(route.schema?.querystring ? { querystring: route.schema.querystring } : {}),
+        ...(route.schema?.response ? { response: { [route.status ?? 200]: route.schema.response } } : {}),
+      },
+      // Authentication runs before body validation, so an anonymous caller learns nothing about the schema.
+      preValidation: async (request) => {
+        const principal = await services.principalOf(request);
+        if (principal === null || (principal === undefined && route.auth !== 'none')) throw new UnauthenticatedError(
+          principal === null ? 'Invalid or revoked API key' : undefined,
+        );
+        request.principal = principal ?? null;
+      },
+      handler: async (request, reply) => {
+        const input = {
+          body: request.body,
+          params: request.params,
+          query: request.query,
+          principal: request.principal,
+          headers: request.headers,
+        };
+        const data = await executeThroughGateway(services.apollo, route.operation, route.variables(input), {
+          principal: request.principal,
+          requestId: String(request.id),
+          logger: request.log,
+        });
+        reply.code(route.status ?? 200);
+        return route.response(data, input);
+      },
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Principal } from '../platform/auth/principal.js';
+
+/**
+ * The REST adapter is a table: each documented REST path is declared once, with its request schema (used both
+ * to validate and to generate /openapi.json) and the gateway operation it maps onto. No route has a handler of
+ * its own; `register-routes.ts` is the only code that serves them.
+ */
+export const FAMILIES = ['tracing', 'inference', 'training', 'platform'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+/** Where each family's base URL is mounted on the platform's one port. */
+export const FAMILY_MOUNTS: Record<Family, string> = {
+  tracing: '/traces',
+  inference: '/inference/v1',
+  training: '/training',
+  platform: '',
+};
+
+export interface RouteInput<Body = any, Params = any, Query = any> {
+  body: Body;
+  params: Params;
+  query: Query;
+  principal: Principal | null;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface RestRoute<Body = any, Params = any, Query = any> {
+  family: Family;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Relative to the family mount, Fastify syntax (`/v2/:entity/:project/scores`). */
+  path: string;
+  summary: string;
+  /** Default: an API key is required. */
+  auth?: 'required' | 'none';
+  schema?: { body?: TSchema; params?: TSchema; querystring?: TSchema; response?: TSchema };
+  /** Per-route request body limit in bytes (defaults to the platform limit). */
+  bodyLimit?: number;
+  /** The GraphQL document executed through the gateway. */
+  operation: string;
+  variables(input: RouteInput<Body, Params, Query>): Record<string, unknown>;
+  /** Shapes the REST response body from the operation's `data`. */
+  response(data: any, input: RouteInput<Body, Params, Query>): unknown;
+  status?: number;
+}
+
+/** Identity function that lets TypeScript infer a route's types from its schemas. */
+export function defineRoute<Body = any, Params = any, Query = any>(route: RestRoute<Body, Params, Query>): RestRoute<Body, Params, Query> {
+  return route;
+}

@@ -1,0 +1,5 @@
+import type { RestRoute } from '../route.js';
+import { platformRoutes } from './platform.js';
+
+/** The whole REST surface: every documented path of every family, as declarations. */
+export const ALL_ROUTES: RestRoute[] = [...platformRoutes];

@@ -1,0 +1,5 @@
+import type { AutomationsStore } from './store.js';
+
+export interface AutomationsServices {
+  store: AutomationsStore;
+}

@@ -1,0 +1,179 @@
+import { sql, type Kysely } from 'kysely';
+import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../../platform/auth/api-key.js';
+import type { Principal, TeamRole } from '../../platform/auth/principal.js';
+import { isTeamAdmin, isTeamMember } from '../../platform/auth/principal.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
+import type { Logger } from '../../platform/logger.js';
+import type { IdentityDatabase } from './db/database.js';
+import { assertValidName } from './names.js';
+import { identityStore as store, type ApiKeyRow, type ProjectRow, type TeamRow, type UserRow } from './store.js';
+
+/**
+ * The identity domain: users, teams (entities), memberships, projects, roles and API keys. Every write runs in
+ * one transaction; authorization decisions that need the caller take the Principal explicitly.
+ */
+export class IdentityService {
+  constructor(
+    private readonly db: Kysely<IdentityDatabase>,
+    private readonly logger: Logger,
+    private readonly onKeysChanged: () => void = () => undefined,
+  ) {}
+
+  /** Creates a user with a personal team of the same name (their default entity) and, optionally, a first key. */
+  async createUser(input: { username: string; email?: string | null; isAdmin?: boolean }): Promise<UserRow> {
+    const username = assertValidName('User', input.username);
+    return this.db.transaction().execute(async (trx) => {
+      const userId = await store.insertUser(trx, { username, email: input.email ?? null, isAdmin: input.isAdmin ?? false });
+      if (!userId) throw new ConflictError(`User "${username}" already exists`);
+      const teamId = await store.insertTeam(trx, username);
+      if (!teamId) throw new ConflictError(`An entity named "${username}" already exists`);
+      await store.upsertMembership(trx, teamId, userId, 'ADMIN');
+      await store.setDefaultTeam(trx, userId, teamId);
+      return (await store.userById(trx, userId))!;
+    });
+  }
+
+  async createTeam(name: string, creator: { userId: string }): Promise<TeamRow> {
+    assertValidName('Team', name);
+    return this.db.transaction().execute(async (trx) => {
+      const teamId = await store.insertTeam(trx, name);
+      if (!teamId) throw new ConflictError(`An entity named "${name}" already exists`);
+      await store.upsertMembership(trx, teamId, creator.userId, 'ADMIN');
+      return (await store.teamByName(trx, name))!;
+    });
+  }
+
+  async setTeamMember(caller: Principal, team: string, username: string, role: TeamRole): Promise<TeamRow> {
+    if (!isTeamAdmin(caller, team)) throw new ForbiddenError(`Only admins of team "${team}" may change its members`);
+    return this.db.transaction().execute(async (trx) => {
+      const teamRow = await this.requireTeam(trx, team);
+      const user = await store.userByUsername(trx, username);
+      if (!user) throw new NotFoundError(`User "${username}" does not exist`);
+      await store.upsertMembership(trx, teamRow.id, user.id, role);
+      if (!user.defaultEntity) await store.setDefaultTeam(trx, user.id, teamRow.id);
+      this.onKeysChanged();
+      return teamRow;
+    });
+  }
+
+  async removeTeamMember(caller: Principal, team: string, username: string): Promise<boolean> {
+    if (!isTeamAdmin(caller, team)) throw new ForbiddenError(`Only admins of team "${team}" may change its members`);
+    return this.db.transaction().execute(async (trx) => {
+      const teamRow = await this.requireTeam(trx, team);
+      const user = await store.userByUsername(trx, username);
+      if (!user) throw new NotFoundError(`User "${username}" does not exist`);
+      const result = await store.removeMembership(trx, teamRow.id, user.id);
+      this.onKeysChanged();
+      return Number(result.numDeletedRows) > 0;
+    });
+  }
+
+  async createProject(caller: Principal, entity: string, name: string): Promise<ProjectRow> {
+    assertValidName('Project', name);
+    if (!isTeamMember(caller, entity)) throw new ForbiddenError(`You cannot create projects in entity "${entity}"`);
+    return this.db.transaction().execute(async (trx) => {
+      const team = await this.requireTeam(trx, entity);
+      if (await store.projectByName(trx, entity, name)) throw new ConflictError(`Project "${entity}/${name}" already exists`);
+      await store.ensureProject(trx, team.id, name);
+      return (await store.projectByName(trx, entity, name))!;
+    });
+  }
+
+  /** Idempotent creation for "created on first write" semantics of the family APIs. */
+  async ensureProject(caller: Principal, entity: string, name: string): Promise<ProjectRow> {
+    assertValidName('Project', name);
+    if (!isTeamMember(caller, entity)) throw new ForbiddenError(`You cannot write to entity "${entity}"`);
+    const existing = await store.projectByName(this.db, entity, name);
+    if (existing) return existing;
+    return this.db.transaction().execute(async (trx) => {
+      const team = await this.requireTeam(trx, entity);
+      await store.ensureProject(trx, team.id, name);
+      return (await store.projectByName(trx, entity, name))!;
+    });
+  }
+
+  async grantResourceAdmin(
+    caller: Principal,
+    kind: 'PROJECT' | 'REGISTRY',
+    entity: string,
+    resource: string,
+    username: string,
+  ): Promise<boolean> {
+    if (!isTeamAdmin(caller, entity)) throw new ForbiddenError(`Only admins of team "${entity}" may grant roles`);
+    assertValidName(kind === 'PROJECT' ? 'Project' : 'Registry', resource);
+    await this.db.transaction().execute(async (trx) => {
+      const team = await this.requireTeam(trx, entity);
+      const user = await store.userByUsername(trx, username);
+      if (!user) throw new NotFoundError(`User "${username}" does not exist`);
+      await store.grantResourceAdmin(trx, user.id, team.id, kind, resource);
+    });
+    this.onKeysChanged();
+    return true;
+  }
+
+  /** The key itself is returned only here, once; only its hash is stored. */
+  async createApiKey(userId: string, name: string): Promise<{ key: string; apiKey: ApiKeyRow }> {
+    const key = generateApiKey();
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await store.userById(trx, userId))) throw new NotFoundError('User does not exist');
+      const id = await store.insertApiKey(trx, {
+        userId,
+        name,
+        displayPrefix: apiKeyDisplayPrefix(key),
+        keyHash: hashApiKey(key),
+      });
+      const apiKey = (await store.apiKeysOfUser(trx, userId)).find((row) => row.id === id)!;
+      return { key, apiKey };
+    });
+  }
+
+  async revokeApiKey(caller: Principal, id: string): Promise<ApiKeyRow> {
+    const key = await store.apiKeyById(this.db, id);
+    if (!key || (key.userId !== caller.userId && !caller.isAdmin)) throw new NotFoundError(`API key ${id} does not exist`);
+    await store.revokeApiKey(this.db, id);
+    this.onKeysChanged();
+    return (await store.apiKeysOfUser(this.db, key.userId)).find((row) => row.id === id)!;
+  }
+
+  /**
+   * First start with TRELLIS_BOOTSTRAP_API_KEY: when there are no users yet, create an admin user holding that
+   * key, a team and a default project. The advisory lock makes two processes starting at once agree.
+   */
+  async bootstrap(options: { apiKey: string; username: string; team: string; project: string }): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext('trellis:bootstrap'))`.execute(trx);
+      if ((await store.countUsers(trx)) > 0) return false;
+      const userId = (await store.insertUser(trx, { username: options.username, email: null, isAdmin: true }))!;
+      const personalTeamId = await store.insertTeam(trx, options.username);
+      if (personalTeamId) await store.upsertMembership(trx, personalTeamId, userId, 'ADMIN');
+      const teamId = (await store.insertTeam(trx, options.team)) ?? (await store.teamByName(trx, options.team))!.id;
+      await store.upsertMembership(trx, teamId, userId, 'ADMIN');
+      await store.setDefaultTeam(trx, userId, teamId);
+      await store.ensureProject(trx, teamId, options.project);
+      await store.insertApiKey(trx, {
+        userId,
+        name: 'bootstrap',
+        displayPrefix: apiKeyDisplayPrefix(options.apiKey),
+        keyHash: hashApiKey(options.apiKey),
+      });
+      this.logger.info({ user: options.username, team: options.team, project: options.project }, 'bootstrapped first admin user');
+      return true;
+    });
+  }
+
+  // Reads used by resolvers.
+  user = (id: string) => store.userById(this.db, id);
+  userByUsername = (username: string) => store.userByUsername(this.db, username);
+  team = (name: string) => store.teamByName(this.db, name);
+  project = (entity: string, name: string) => store.projectByName(this.db, entity, name);
+  projectsOfTeam = (teamId: string) => store.projectsOfTeam(this.db, teamId);
+  membersOfTeam = (teamId: string) => store.membersOfTeam(this.db, teamId);
+  teamsOfUser = (userId: string) => store.teamsOfUser(this.db, userId);
+  apiKeysOfUser = (userId: string) => store.apiKeysOfUser(this.db, userId);
+
+  private async requireTeam(db: Parameters<typeof store.teamByName>[0], name: string): Promise<TeamRow> {
+    const team = await store.teamByName(db, name);
+    if (!team) throw new NotFoundError(`Entity "${name}" does not exist`);
+    return team;
+  }
+}

@@ -1,0 +1,197 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { TeamRole } from '../../platform/auth/principal.js';
+import type { IdentityDatabase, ResourceKind } from './db/database.js';
+
+/** Kysely queries of the identity schema; no authorization or validation here (see identity-service.ts). */
+export type IdentityDb = Kysely<IdentityDatabase> | Transaction<IdentityDatabase>;
+
+export interface UserRow {
+  id: string;
+  username: string;
+  email: string | null;
+  isAdmin: boolean;
+  defaultEntity: string | null;
+  createdAt: Date;
+}
+export interface TeamRow {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+export interface ProjectRow {
+  id: string;
+  entity: string;
+  name: string;
+  createdAt: Date;
+}
+export interface ApiKeyRow {
+  id: string;
+  userId: string;
+  name: string;
+  displayPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+function userQuery(db: IdentityDb) {
+  return db
+    .selectFrom('users')
+    .leftJoin('teams', 'teams.id', 'users.default_team_id')
+    .select([
+      'users.id',
+      'users.username',
+      'users.email',
+      'users.is_admin as isAdmin',
+      'teams.name as defaultEntity',
+      'users.created_at as createdAt',
+    ]);
+}
+
+export const identityStore = {
+  countUsers: async (db: IdentityDb) =>
+    Number((await db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+
+  userById: (db: IdentityDb, id: string): Promise<UserRow | undefined> =>
+    userQuery(db).where('users.id', '=', id).executeTakeFirst(),
+
+  userByUsername: (db: IdentityDb, username: string): Promise<UserRow | undefined> =>
+    userQuery(db).where('users.username', '=', username).executeTakeFirst(),
+
+  insertUser: async (db: IdentityDb, user: { username: string; email: string | null; isAdmin: boolean }) =>
+    (
+      await db
+        .insertInto('users')
+        .values({ username: user.username, email: user.email, is_admin: user.isAdmin })
+        .onConflict((oc) => oc.column('username').doNothing())
+        .returning('id')
+        .executeTakeFirst()
+    )?.id,
+
+  setDefaultTeam: (db: IdentityDb, userId: string, teamId: string) =>
+    db.updateTable('users').set({ default_team_id: teamId }).where('id', '=', userId).execute(),
+
+  teamByName: (db: IdentityDb, name: string): Promise<TeamRow | undefined> =>
+    db.selectFrom('teams').select(['id', 'name', 'created_at as createdAt']).where('name', '=', name).executeTakeFirst(),
+
+  insertTeam: async (db: IdentityDb, name: string) =>
+    (
+      await db
+        .insertInto('teams')
+        .values({ name })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .returning('id')
+        .executeTakeFirst()
+    )?.id,
+
+  upsertMembership: (db: IdentityDb, teamId: string, userId: string, role: TeamRole) =>
+    db
+      .insertInto('memberships')
+      .values({ team_id: teamId, user_id: userId, role })
+      .onConflict((oc) => oc.columns(['team_id', 'user_id']).doUpdateSet({ role }))
+      .execute(),
+
+  removeMembership: (db: IdentityDb, teamId: string, userId: string) =>
+    db.deleteFrom('memberships').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst(),
+
+  membersOfTeam: (db: IdentityDb, teamId: string) =>
+    db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .select(['users.id as userId', 'users.username', 'memberships.role'])
+      .where('memberships.team_id', '=', teamId)
+      .orderBy('users.username')
+      .execute(),
+
+  teamsOfUser: (db: IdentityDb, userId: string) =>
+    db
+      .selectFrom('memberships')
+      .innerJoin('teams', 'teams.id', 'memberships.team_id')
+      .select(['teams.name', 'memberships.role'])
+      .where('memberships.user_id', '=', userId)
+      .orderBy('teams.name')
+      .execute(),
+
+  resourceRolesOfUser: (db: IdentityDb, userId: string) =>
+    db
+      .selectFrom('resource_roles')
+      .innerJoin('teams', 'teams.id', 'resource_roles.team_id')
+      .select(['teams.name as entity', 'resource_roles.resource_kind as kind', 'resource_roles.resource_name as name'])
+      .where('resource_roles.user_id', '=', userId)
+      .execute(),
+
+  grantResourceAdmin: (db: IdentityDb, userId: string, teamId: string, kind: ResourceKind, name: string) =>
+    db
+      .insertInto('resource_roles')
+      .values({ user_id: userId, team_id: teamId, resource_kind: kind, resource_name: name, role: 'ADMIN' })
+      .onConflict((oc) => oc.doNothing())
+      .execute(),
+
+  projectByName: (db: IdentityDb, entity: string, name: string): Promise<ProjectRow | undefined> =>
+    db
+      .selectFrom('projects')
+      .innerJoin('teams', 'teams.id', 'projects.team_id')
+      .select(['projects.id', 'teams.name as entity', 'projects.name', 'projects.created_at as createdAt'])
+      .where('teams.name', '=', entity)
+      .where('projects.name', '=', name)
+      .executeTakeFirst(),
+
+  projectsOfTeam: (db: IdentityDb, teamId: string): Promise<ProjectRow[]> =>
+    db
+      .selectFrom('projects')
+      .innerJoin('teams', 'teams.id', 'projects.team_id')
+      .select(['projects.id', 'teams.name as entity', 'projects.name', 'projects.created_at as createdAt'])
+      .where('projects.team_id', '=', teamId)
+      .orderBy('projects.name')
+      .execute(),
+
+  /** Idempotent: concurrent first writes to one project create it once. */
+  ensureProject: (db: IdentityDb, teamId: string, name: string) =>
+    db
+      .insertInto('projects')
+      .values({ team_id: teamId, name })
+      .onConflict((oc) => oc.columns(['team_id', 'name']).doNothing())
+      .execute(),
+
+  insertApiKey: async (db: IdentityDb, key: { userId: string; name: string; displayPrefix: string; keyHash: string }) =>
+    (
+      await db
+        .insertInto('api_keys')
+        .values({ user_id: key.userId, name: key.name, display_prefix: key.displayPrefix, key_hash: key.keyHash })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id,
+
+  apiKeysOfUser: (db: IdentityDb, userId: string): Promise<ApiKeyRow[]> =>
+    db
+      .selectFrom('api_keys')
+      .select([
+        'id',
+        'user_id as userId',
+        'name',
+        'display_prefix as displayPrefix',
+        'created_at as createdAt',
+        'last_used_at as lastUsedAt',
+        'revoked_at as revokedAt',
+      ])
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .execute(),
+
+  apiKeyById: (db: IdentityDb, id: string) =>
+    db.selectFrom('api_keys').select(['id', 'user_id as userId', 'key_hash as keyHash']).where('id', '=', id).executeTakeFirst(),
+
+  revokeApiKey: (db: IdentityDb, id: string) =>
+    db.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
+
+  activeKeyByHash: (db: IdentityDb, keyHash: string) =>
+    db
+      .selectFrom('api_keys')
+      .select(['id', 'user_id as userId'])
+      .where('key_hash', '=', keyHash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst(),
+
+  touchApiKey: (db: IdentityDb, id: string) =>
+    db.updateTable('api_keys').set({ last_used_at: sql`now()` }).where('id', '=', id).execute(),
+};

@@ -1,0 +1,53 @@
+import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { requirePlatformAdmin, requirePrincipal } from '../../../platform/auth/authorize.js';
+import { ForbiddenError } from '../../../platform/errors.js';
+import type { GraphQLContext } from '../../../platform/graphql/context.js';
+import { ApiKey, toApiKey } from '../api-key/api-key.type.js';
+import type { IdentityServices } from '../services.js';
+import { TeamMembership } from '../team/team.type.js';
+import { User } from './user.type.js';
+
+export function toUser(row: Omit<User, never>): User {
+  return Object.assign(new User(), row);
+}
+
+@Resolver(() => User)
+export class UserResolver {
+  constructor(private readonly services: IdentityServices) {}
+
+  @Query(() => User, { nullable: true, description: 'The caller, or null without an API key' })
+  async viewer(@Ctx() context: GraphQLContext): Promise<User | null> {
+    if (!context.principal) return null;
+    const row = await this.services.identity.user(context.principal.userId);
+    return row ? toUser(row) : null;
+  }
+
+  @Mutation(() => User, { description: 'Platform administrators only. Also creates the user\'s personal entity.' })
+  async createUser(
+    @Arg('username', () => String) username: string,
+    @Arg('email', () => String, { nullable: true }) email: string | null,
+    @Arg('isAdmin', () => Boolean, { defaultValue: false }) isAdmin: boolean,
+    @Ctx() context: GraphQLContext,
+  ): Promise<User> {
+    requirePlatformAdmin(context);
+    return toUser(await this.services.identity.createUser({ username, email, isAdmin }));
+  }
+
+  @FieldResolver(() => [TeamMembership])
+  async teams(@Root() user: User, @Ctx() context: GraphQLContext): Promise<TeamMembership[]> {
+    this.requireSelfOrAdmin(user, context);
+    const rows = await this.services.identity.teamsOfUser(user.id);
+    return rows.map((row) => Object.assign(new TeamMembership(), { team: row.name, role: row.role }));
+  }
+
+  @FieldResolver(() => [ApiKey], { description: 'Visible to the user and platform administrators' })
+  async apiKeys(@Root() user: User, @Ctx() context: GraphQLContext): Promise<ApiKey[]> {
+    this.requireSelfOrAdmin(user, context);
+    return (await this.services.identity.apiKeysOfUser(user.id)).map(toApiKey);
+  }
+
+  private requireSelfOrAdmin(user: User, context: GraphQLContext): void {
+    const principal = requirePrincipal(context);
+    if (principal.userId !== user.id && !principal.isAdmin) throw new ForbiddenError('You can only see your own keys and teams');
+  }
+}

@@ -1,0 +1,7 @@
+import type { Migrations } from '../../../../platform/db/migrate.js';
+import * as createInference from './2026-11-21T1000-create-inference.js';
+
+/** Every migration of the inference schema, by sortable name. */
+export const inferenceMigrations: Migrations = {
+  '2026-11-21T1000-create-inference': createInference,
+};

@@ -1,0 +1,5 @@
+import type { InferenceStore } from './store.js';
+
+export interface InferenceServices {
+  store: InferenceStore;
+}

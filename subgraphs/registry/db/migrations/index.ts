@@ -1,0 +1,7 @@
+import type { Migrations } from '../../../../platform/db/migrate.js';
+import * as createRegistry from './2026-11-21T1000-create-registry.js';
+
+/** Every migration of the registry schema, by sortable name. */
+export const registryMigrations: Migrations = {
+  '2026-11-21T1000-create-registry': createRegistry,
+};

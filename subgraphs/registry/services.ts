@@ -1,0 +1,5 @@
+import type { RegistryStore } from './store.js';
+
+export interface RegistryServices {
+  store: RegistryStore;
+}

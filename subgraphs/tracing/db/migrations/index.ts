@@ -1,0 +1,7 @@
+import type { Migrations } from '../../../../platform/db/migrate.js';
+import * as createTracing from './2026-11-21T1000-create-tracing.js';
+
+/** Every migration of the tracing schema, by sortable name. */
+export const tracingMigrations: Migrations = {
+  '2026-11-21T1000-create-tracing': createTracing,
+};

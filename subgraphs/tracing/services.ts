@@ -1,0 +1,5 @@
+import type { TracingStore } from './store.js';
+
+export interface TracingServices {
+  store: TracingStore;
+}

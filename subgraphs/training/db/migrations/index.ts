@@ -1,0 +1,7 @@
+import type { Migrations } from '../../../../platform/db/migrate.js';
+import * as createTraining from './2026-11-21T1000-create-training.js';
+
+/** Every migration of the training schema, by sortable name. */
+export const trainingMigrations: Migrations = {
+  '2026-11-21T1000-create-training': createTraining,
+};

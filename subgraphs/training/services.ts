@@ -1,0 +1,5 @@
+import type { TrainingStore } from './store.js';
+
+export interface TrainingServices {
+  store: TrainingStore;
+}
