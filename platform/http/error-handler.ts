@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponse } from '../../rest-adapter/error-shapes.js';
 import { FAMILY_MOUNTS, type Family } from '../../rest-adapter/route.js';
-import { toValidationIssues } from '../../rest-adapter/validation.js';
+import { toValidationIssues } from '../validation.js';
 import { TrellisError, ValidationFailedError } from '../errors.js';
 
 /**

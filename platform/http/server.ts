@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import { invalidApiKeyError } from '../../gateway/gateway.js';
 import { registerRoutes } from '../../rest-adapter/register-routes.js';
 import type { RestRoute } from '../../rest-adapter/route.js';
-import { ajv } from '../../rest-adapter/validation.js';
+import { ajv } from '../validation.js';
 import { installErrorHandling } from './error-handler.js';
 import { registerMetrics } from './metrics.js';
 

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { ValidationIssue } from '../platform/errors.js';
+import type { TSchema, Static } from '@sinclair/typebox';
+import { ValidationFailedError, type ValidationIssue } from './errors.js';
 
 /**
  * One Ajv instance validates every REST request (all errors at once, like pydantic), and its errors are
@@ -88,4 +89,21 @@ function pointerToPath(pointer: string): (string | number)[] {
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+const compiled = new WeakMap<TSchema, ReturnType<typeof ajv.compile>>();
+
+/**
+ * Validates a value against a TypeBox schema (the same one the REST route declares) and returns it typed, or
+ * throws a ValidationFailedError whose issues say where the value is wrong. `part` is the request part the
+ * value came from (`body`, `querystring`, `params`), used as the first element of each issue's `loc`.
+ */
+export function validateOrThrow<S extends TSchema>(schema: S, value: unknown, part = 'body'): Static<S> {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  if (!validate(value)) throw new ValidationFailedError(toValidationIssues(validate.errors ?? [], part));
+  return value as Static<S>;
 }
