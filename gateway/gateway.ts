@@ -55,14 +55,23 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
     introspection: true,
     includeStacktraceInErrorResponses: false,
     validationRules: [
+      // Rejections are reported as validation errors (HTTP 400), not thrown (which Apollo turns into a 500).
       maxDepthRule({
         n: options.maxDepth,
         ignoreIntrospection: true,
-        onReject: [],
-        propagateOnRejection: true,
+        exposeLimits: false,
         errorMessage: `Query is nested too deeply: the limit is ${options.maxDepth} levels`,
+        propagateOnRejection: false,
+        onReject: [(context, error) => context?.reportError(error)],
       }),
-      costLimitRule({ maxCost: options.maxCost, ignoreIntrospection: true }),
+      costLimitRule({
+        maxCost: options.maxCost,
+        ignoreIntrospection: true,
+        exposeLimits: false,
+        errorMessage: `Query is too expensive: the cost limit is ${options.maxCost}`,
+        propagateOnRejection: false,
+        onReject: [(context, error) => context?.reportError(error)],
+      }),
     ],
     formatError: maskUnexpectedErrors(options.logger),
     plugins: options.plugins ?? [],

@@ -61,6 +61,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     );
   });
   app.decorateRequest('principal', null);
+  // JSON APIs only: a text/plain body must be refused (415), not handed to validation as a string.
+  app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   registerMetrics(app);
 

@@ -10,7 +10,7 @@ export const ADMIN_KEY = 'test-admin-key-0123456789abcdefghij';
 export interface TestPlatform extends RunningPlatform {
   adminKey: string;
   /** POST /graphql with a key (default: the admin's); returns the parsed body and status. */
-  graphql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<{ status: number; body: { data?: T; errors?: any[] } }>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<{ status: number; body: { data?: T; errors?: any } }>;
   /** fetch relative to the platform URL. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** Creates a user with an API key, optionally a member of teams with the given roles. */
