@@ -57,25 +57,60 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
   await server.start();
   return {
-    url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    url: embeddedUrl(port),
     port,
     stop: () => server.stop(),
   };
 }
 
-/** A server left running by a process that was killed holds the data directory; stop it before starting ours. */
-async function stopOrphanedServer(dataDir: string): Promise<void> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  let pid: number;
+export class DataDirectoryInUseError extends Error {
+  override name = 'DataDirectoryInUseError';
+}
+
+/** The server currently running on a data directory, if any: its pid, port and whether its owner is gone. */
+export async function runningServer(dataDir: string): Promise<{ pid: number; port: number; orphaned: boolean } | undefined> {
+  let lines: string[];
   try {
-    pid = Number.parseInt((await readFile(pidFile, 'utf8')).split('\n')[0] ?? '', 10);
+    lines = (await readFile(path.join(path.resolve(dataDir), 'postmaster.pid'), 'utf8')).split('\n');
   } catch {
-    return;
+    return undefined;
   }
-  if (!Number.isFinite(pid) || !isAlive(pid)) return;
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  if (!Number.isFinite(pid) || !isAlive(pid)) return undefined;
+  return { pid, port, orphaned: (await parentPid(pid)) === 1 };
+}
+
+/** URL of the embedded server another process is running on this data directory. */
+export function embeddedUrl(port: number): string {
+  return `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+}
+
+/**
+ * A server left behind by a platform process that was killed (its parent is gone) holds the data directory:
+ * stop it before starting ours. A server whose owner is alive belongs to a running platform: refuse.
+ */
+async function stopOrphanedServer(dataDir: string): Promise<void> {
+  const running = await runningServer(dataDir);
+  if (!running) return;
+  if (!running.orphaned) {
+    throw new DataDirectoryInUseError(
+      `the data directory ${path.dirname(dataDir)} is in use by a running Trellis (PostgreSQL pid ${running.pid}); stop it first or set TRELLIS_DATA_DIR`,
+    );
+  }
+  const pid = running.pid;
   process.kill(pid, 'SIGINT'); // "fast" shutdown: in-flight transactions roll back, committed data stays
   for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function parentPid(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,0 +1,117 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
+import { loadConfig } from '../platform/config.js';
+import { connectDatabase } from '../platform/db/connection.js';
+import { embeddedUrl, runningServer, startEmbeddedPostgres } from '../platform/db/embedded-postgres.js';
+import { TrellisError } from '../platform/errors.js';
+import { createLogger } from '../platform/logger.js';
+import type { TeamRole } from '../platform/auth/principal.js';
+import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
+import { identitySubgraph } from '../subgraphs/identity/index.js';
+import { IdentityService } from '../subgraphs/identity/identity-service.js';
+
+/**
+ * `npm run cli -- <command>`: operator commands for users, teams, projects and API keys. It works on the same
+ * database as the platform (DATABASE_URL, the embedded server of a running platform, or the embedded data
+ * directory started just for the command) and runs identity's own domain service, so the rules are the same as
+ * through GraphQL. The operator acts as a platform administrator.
+ */
+const USAGE = `usage: npm run cli -- <command>
+  user create <username> [--email E] [--admin]
+  team create <name> --owner <username>
+  team add-member <team> <username> [--role ADMIN|MEMBER]
+  project create <entity> <name>
+  key create <username> [--name NAME]      prints the new key once
+  key list <username>
+  key revoke <key-id>`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    email: { type: 'string' },
+    admin: { type: 'boolean', default: false },
+    owner: { type: 'string' },
+    role: { type: 'string', default: 'MEMBER' },
+    name: { type: 'string', default: 'cli' },
+  },
+});
+
+const OPERATOR = { userId: '', username: 'operator', isAdmin: true, apiKeyId: '', defaultEntity: '', teams: {}, projectAdmin: [], registryAdmin: [] };
+
+async function run(identity: IdentityService, [noun, verb, ...args]: string[]): Promise<unknown> {
+  const need = (index: number, what: string) => {
+    const value = args[index];
+    if (!value) throw new UsageError(`missing ${what}`);
+    return value;
+  };
+  switch (`${noun} ${verb}`) {
+    case 'user create':
+      return identity.createUser({ username: need(0, 'username'), email: values.email ?? null, isAdmin: values.admin });
+    case 'team create': {
+      if (!values.owner) throw new UsageError('--owner <username> is required');
+      const owner = await identity.userByUsername(values.owner);
+      if (!owner) throw new UsageError(`user "${values.owner}" does not exist`);
+      return identity.createTeam(need(0, 'team name'), { userId: owner.id });
+    }
+    case 'team add-member': {
+      const role = values.role as TeamRole;
+      if (role !== 'ADMIN' && role !== 'MEMBER') throw new UsageError('--role must be ADMIN or MEMBER');
+      return identity.setTeamMember(OPERATOR, need(0, 'team'), need(1, 'username'), role);
+    }
+    case 'project create':
+      return identity.createProject(OPERATOR, need(0, 'entity'), need(1, 'project name'));
+    case 'key create': {
+      const user = await identity.userByUsername(need(0, 'username'));
+      if (!user) throw new UsageError(`user "${args[0]}" does not exist`);
+      const { key, apiKey } = await identity.createApiKey(user.id, values.name ?? 'cli');
+      return { key, id: apiKey.id, name: apiKey.name, note: 'store the key now: it cannot be shown again' };
+    }
+    case 'key list': {
+      const user = await identity.userByUsername(need(0, 'username'));
+      if (!user) throw new UsageError(`user "${args[0]}" does not exist`);
+      return identity.apiKeysOfUser(user.id);
+    }
+    case 'key revoke':
+      return identity.revokeApiKey(OPERATOR, need(0, 'key id'));
+    default:
+      throw new UsageError(`unknown command "${[noun, verb].filter(Boolean).join(' ')}"`);
+  }
+}
+
+class UsageError extends Error {}
+
+const config = loadConfig();
+const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', name: 'trellis-cli' });
+let stopEmbedded: (() => Promise<void>) | undefined;
+let url = config.databaseUrl;
+if (!url) {
+  const dataDir = path.join(config.dataDir, 'postgres');
+  const running = await runningServer(dataDir);
+  if (running && !running.orphaned) {
+    url = embeddedUrl(running.port);
+  } else {
+    const server = await startEmbeddedPostgres({ dataDir });
+    url = server.url;
+    stopEmbedded = () => server.stop();
+  }
+}
+const db = connectDatabase(url, { max: 2, applicationName: 'trellis-cli' });
+let exitCode = 0;
+try {
+  await identitySubgraph.migrate(db);
+  const store = db.forSchema<IdentityDatabase>('identity') as Kysely<IdentityDatabase>;
+  // A running platform drops cached principals within its cache TTL (seconds); nothing to invalidate here.
+  const identity = new IdentityService(store, logger);
+  const result = await run(identity, positionals);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} catch (error) {
+  exitCode = error instanceof UsageError ? 2 : 1;
+  const message = error instanceof UsageError || error instanceof TrellisError ? error.message : String(error);
+  process.stderr.write(`error: ${message}\n${error instanceof UsageError ? `${USAGE}\n` : ''}`);
+} finally {
+  await db.close();
+  await stopEmbedded?.();
+}
+process.exit(exitCode);
