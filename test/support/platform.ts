@@ -23,9 +23,9 @@ export interface TestPlatform extends RunningPlatform {
  * a bootstrapped admin (team `trellis`, project `default`). Close it in afterAll.
  */
 export async function startTestPlatform(
-  options: { env?: Record<string, string>; workers?: boolean } & Pick<StartPlatformOptions, 'routes' | 'subgraphs'> = {},
+  options: { env?: Record<string, string>; workers?: boolean; databaseUrl?: string } & Pick<StartPlatformOptions, 'routes' | 'subgraphs'> = {},
 ): Promise<TestPlatform> {
-  const databaseUrl = await createTestDatabase();
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     PORT: '0',

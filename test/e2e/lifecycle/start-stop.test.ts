@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../platform/db/embedded-postgres.js';
+import { spawnEntry, waitForHttp } from '../../support/processes.js';
+
+/**
+ * `npm start`'s process as a user runs it: no DATABASE_URL, so it starts embedded PostgreSQL in the data
+ * directory; SIGTERM drains and stops everything; a second start on the same directory keeps the data.
+ */
+const KEY = 'lifecycle-bootstrap-key-0123456789';
+let dataDir: string;
+afterAll(async () => {
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function startOnce(dataDir: string) {
+  const port = await freePort();
+  const platform = spawnEntry('platform/main.ts', [], {
+    TRELLIS_DATA_DIR: dataDir,
+    PORT: String(port),
+    TRELLIS_BOOTSTRAP_API_KEY: KEY,
+    DATABASE_URL: '',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/healthz`, platform, 90_000);
+  return { platform, url };
+}
+
+async function viewer(url: string) {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    body: JSON.stringify({ query: 'mutation { ensureProject(entity: "trellis", name: "kept") { fullName } }' }),
+  });
+  return (await response.json()) as any;
+}
+
+describe('npm start on the embedded default', () => {
+  it('starts embedded PostgreSQL, stops cleanly on SIGTERM, and keeps data across restarts', async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'trellis-lifecycle-'));
+    const first = await startOnce(dataDir);
+    expect(first.platform.output()).toContain(`Trellis is running at ${first.url}`);
+    expect((await viewer(first.url)).data.ensureProject.fullName).toBe('trellis/kept');
+    const secretFile = await stat(path.join(dataDir, 'postgres', 'PG_VERSION'));
+    expect(secretFile.isFile()).toBe(true);
+
+    first.platform.kill('SIGTERM');
+    expect(await first.platform.exited).toBe(0);
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false); // PostgreSQL stopped too
+
+    const second = await startOnce(dataDir);
+    const projects = await fetch(`${second.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ query: '{ team(name: "trellis") { projects { name } } }' }),
+    });
+    expect(((await projects.json()) as any).data.team.projects.map((p: { name: string }) => p.name)).toEqual(['default', 'kept']);
+    second.platform.kill('SIGINT');
+    expect(await second.platform.exited).toBe(0);
+  }, 180_000);
+});

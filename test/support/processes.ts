@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface NodeProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or the signal name). */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Runs a TypeScript entry point of the repo as its own OS process (through tsx), capturing its output. */
+export function spawnEntry(entry: string, args: string[], env: Record<string, string>): NodeProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return { child, output: () => output, exited, kill: (signal = 'SIGTERM') => child.kill(signal) };
+}
+
+/** Polls a URL until it answers 2xx, or fails with the process output after `timeoutMs`. */
+export async function waitForHttp(url: string, owner: NodeProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (owner.child.exitCode !== null) throw new Error(`process exited early:\n${owner.output()}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`timed out waiting for ${url}:\n${owner.output()}`);
+}
