@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -56,10 +56,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await server.initialise();
   }
   await server.start();
+  await writeFile(ownerFile(dataDir), `${process.pid}\n`);
   return {
     url: embeddedUrl(port),
     port,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      await rm(ownerFile(dataDir), { force: true });
+    },
   };
 }
 
@@ -100,7 +104,16 @@ export async function runningServer(dataDir: string): Promise<{ pid: number; por
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
   if (!Number.isFinite(pid) || !isAlive(pid)) return undefined;
-  return { pid, port, orphaned: (await parentPid(pid)) === 1 };
+  const owner = Number.parseInt(await readFile(ownerFile(path.resolve(dataDir)), 'utf8').catch(() => ''), 10);
+  return { pid, port, orphaned: !Number.isFinite(owner) || owner === process.pid || !isAlive(owner) };
+}
+
+/**
+ * The pid of the process that started the server, next to the data directory. A server whose owner is gone was
+ * orphaned by a crash (orphans are not always re-parented to pid 1: containers and service managers reap them).
+ */
+function ownerFile(dataDir: string): string {
+  return `${dataDir}.owner`;
 }
 
 /** URL of the embedded server another process is running on this data directory. */
@@ -124,15 +137,6 @@ async function stopOrphanedServer(dataDir: string): Promise<void> {
   process.kill(pid, 'SIGINT'); // "fast" shutdown: in-flight transactions roll back, committed data stays
   for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function parentPid(pid: number): Promise<number | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
-  } catch {
-    return undefined;
   }
 }
 

@@ -61,4 +61,15 @@ describe('npm start on the embedded default', () => {
     second.platform.kill('SIGINT');
     expect(await second.platform.exited).toBe(0);
   }, 180_000);
+
+  it('recovers the data directory from a platform that was killed (orphaned PostgreSQL)', async () => {
+    const killed = await startOnce(dataDir);
+    killed.platform.kill('SIGKILL');
+    await killed.platform.exited;
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(true); // its server is still running
+    const next = await startOnce(dataDir);
+    expect((await viewer(next.url)).data.ensureProject.fullName).toBe('trellis/kept');
+    next.platform.kill('SIGTERM');
+    expect(await next.platform.exited).toBe(0);
+  }, 180_000);
 });
