@@ -13,7 +13,7 @@ import { REPO_ROOT, rssMiB, startService, summarize, waitUntilOk, type Service }
  */
 const RUNS = Number(process.env.RUNS ?? 5);
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-startup-'));
-const env = { TRELLIS_DATA_DIR: dataDir, TRELLIS_BOOTSTRAP_API_KEY: 'bench-bootstrap-key-0123456789', DATABASE_URL: '' };
+const env = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', TRELLIS_DATA_DIR: dataDir, TRELLIS_BOOTSTRAP_API_KEY: 'bench-bootstrap-key-0123456789', DATABASE_URL: '' };
 
 function launchNpmStart(port: number): Service {
   // detached: npm runs the platform in a child shell; signal the whole process group to stop it.
@@ -46,7 +46,12 @@ async function timeStart(command: 'node' | 'npm', measureRss = false) {
   const port = await freePort();
   const started = performance.now();
   const service = command === 'node' ? startService('platform/main.js', [], { ...env, PORT: String(port) }) : launchNpmStart(port);
-  await waitUntilOk(`http://127.0.0.1:${port}/healthz`, 120_000);
+  try {
+    await waitUntilOk(`http://127.0.0.1:${port}/healthz`, Number(process.env.START_TIMEOUT_MS ?? 120_000));
+  } catch (error) {
+    console.error(service.output());
+    throw error;
+  }
   const ms = performance.now() - started;
   let rss: { node: number; postgres: number } | undefined;
   if (measureRss) {

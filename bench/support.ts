@@ -52,11 +52,12 @@ export async function waitUntilOk(url: string, timeoutMs = 60_000): Promise<void
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(url)).ok) return;
+      // A per-attempt timeout: polling a not-yet-bound ephemeral port can self-connect and never be answered.
+      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return;
     } catch {
       // not up yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`timed out waiting for ${url}`);
 }

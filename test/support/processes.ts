@@ -31,7 +31,8 @@ export async function waitForHttp(url: string, owner: NodeProcess, timeoutMs = 6
   while (Date.now() < deadline) {
     if (owner.child.exitCode !== null) throw new Error(`process exited early:\n${owner.output()}`);
     try {
-      const response = await fetch(url);
+      // A per-attempt timeout: polling a not-yet-bound ephemeral port can self-connect and never be answered.
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       if (response.ok) return;
     } catch {
       // not listening yet
