@@ -1,7 +1,10 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-/** Small TypeBox helpers shared by the tracing request schemas. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * Small TypeBox helpers shared by the tracing request schemas. `Nullable` uses Ajv's `nullable` keyword rather
+ * than a union with null, so a wrong value yields one issue about the value, not one per union branch.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 export const OptionalNullable = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
 /** A free-form JSON object. */
 export const FreeObject = (options: { description?: string } = {}) => Type.Object({}, { additionalProperties: true, ...options });
@@ -21,3 +24,6 @@ export function parseIsoDateTime(value: string): Date {
   // JavaScript dates keep milliseconds; extra fractional digits are dropped.
   return new Date(zoned.replace(' ', 'T').replace(/(\.\d{3})\d+/, '$1'));
 }
+
+/** A string enum as one JSON-schema `enum` (a union of literals would report one issue per member). */
+export const StringEnum = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId } from '../schema-helpers.js';
+import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId, StringEnum } from '../schema-helpers.js';
 
 /**
  * Request schemas of the call operations, used by the REST routes (Fastify validation, /openapi.json) and by the
@@ -54,7 +54,7 @@ export type CallEndBody = Static<typeof CallEndBody>;
 export const CallBatchBody = Type.Object(
   {
     batch: Type.Array(
-      Type.Object({ mode: Type.Union([Type.Literal('start'), Type.Literal('end')]), req: FreeObject() }, { additionalProperties: false }),
+      Type.Object({ mode: StringEnum(['start', 'end'] as const), req: FreeObject() }, { additionalProperties: false }),
     ),
   },
   { additionalProperties: false },
@@ -136,7 +136,7 @@ export const CallsQueryBody = Type.Object(
       Type.Array(
         Type.Object({
           field: Type.String(),
-          direction: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
+          direction: StringEnum(['asc', 'desc'] as const),
         }),
       ),
     ),

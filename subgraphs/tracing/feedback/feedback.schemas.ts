@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FreeObject, OptionalNullable, ProjectId } from '../schema-helpers.js';
+import { FreeObject, OptionalNullable, ProjectId, StringEnum } from '../schema-helpers.js';
 
 export const SPAN_TYPES = ['agent_turn', 'agent_conversation'] as const;
 export type SpanType = (typeof SPAN_TYPES)[number];
@@ -37,7 +37,7 @@ export const FeedbackQueryBody = Type.Object(
     limit: OptionalNullable(Type.Integer({ minimum: 0 })),
     offset: OptionalNullable(Type.Integer({ minimum: 0 })),
     sort_by: OptionalNullable(
-      Type.Array(Type.Object({ field: Type.String(), direction: Type.Union([Type.Literal('asc'), Type.Literal('desc')]) })),
+      Type.Array(Type.Object({ field: Type.String(), direction: StringEnum(['asc', 'desc'] as const) })),
     ),
   },
   { additionalProperties: true },
@@ -59,8 +59,8 @@ export const feedbackAggregateFields = {
   monitor_ids: names,
   scorer_ids: names,
   span_agent_names: names,
-  span_types: Type.Optional(Type.Array(Type.Union(SPAN_TYPES.map((value) => Type.Literal(value))), { default: [] })),
-  group_by: Type.Optional(Type.Array(Type.Union(FEEDBACK_GROUP_BY.map((value) => Type.Literal(value))), { default: [] })),
+  span_types: Type.Optional(Type.Array(StringEnum(SPAN_TYPES), { default: [] })),
+  group_by: Type.Optional(Type.Array(StringEnum(FEEDBACK_GROUP_BY), { default: [] })),
 };
 
 export const FeedbackAggregateBody = Type.Object({ project_id: ProjectId, ...feedbackAggregateFields }, { additionalProperties: false });

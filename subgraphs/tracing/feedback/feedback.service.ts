@@ -88,11 +88,11 @@ export class FeedbackService {
     const buckets = new Map<string, FeedbackBucket>();
     const bucketOf = (row: (typeof rows)[number]) => {
       const groupValues = groupBy.map((_, index) => String(row[`g${index}`]));
-      const key = JSON.stringify([row.bucket, groupValues]);
+      const key = JSON.stringify([row.b, groupValues]);
       let bucket = buckets.get(key);
       if (!bucket) {
         bucket = {
-          time_bucket_start_ms: row.bucket === null ? null : Number(row.bucket),
+          time_bucket_start_ms: row.b === null ? null : Number(row.b),
           group: Object.fromEntries(groupBy.map((name, index) => [name, groupValues[index]!])),
           total_count: 0,
           scored_count: 0,

@@ -8,7 +8,7 @@ export type FeedbackRow = Omit<FeedbackTable, 'created_at'> & { created_at: Date
 /** One row of the aggregation query: a base row per (bucket, group), then one row per tag and per rating key. */
 interface AggregateRow {
   part: number;
-  bucket: number | null;
+  b: number | null;
   key: string | null;
   n: number;
   s: number | null;

@@ -90,9 +90,9 @@ describe('POST /traces/call/start', () => {
   it('GraphQL callers are checked by the tracing resolvers too', async () => {
     const member = await platform.createUser('bob', { team2: 'MEMBER' });
     const res = await platform.graphql(`mutation($body: JSONObject!) { startCall(body: $body) { id } }`, { body: startOf('trellis/default') }, member.key);
-    expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(res.body.errors![0].extensions.code).toBe('FORBIDDEN');
     const invalid = await platform.graphql(`mutation($body: JSONObject!) { startCall(body: $body) { id } }`, { body: { start: {} } });
-    expect(invalid.body.errors[0].extensions.issues).toContainEqual(expect.objectContaining({ loc: ['body', 'start', 'op_name'] }));
+    expect(invalid.body.errors![0].extensions.issues).toContainEqual(expect.objectContaining({ loc: ['body', 'start', 'op_name'] }));
   });
 });
 
