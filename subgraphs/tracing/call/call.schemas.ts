@@ -50,15 +50,20 @@ export type CallEnd = Static<typeof CallEndSchema>;
 export const CallEndBody = Type.Object({ end: CallEndSchema }, { additionalProperties: false });
 export type CallEndBody = Static<typeof CallEndBody>;
 
-/** Items are checked one by one against CallStartBody/CallEndBody so errors point at `batch.<i>.req.<field>`. */
-export const CallBatchBody = Type.Object(
-  {
-    batch: Type.Array(
-      Type.Object({ mode: StringEnum(['start', 'end'] as const), req: FreeObject() }, { additionalProperties: false }),
-    ),
-  },
-  { additionalProperties: false },
-);
+/**
+ * Each item's `req` is checked against CallStartBody or CallEndBody by its `mode` (if/then/else), so a bad item is
+ * a 422 at `batch.<i>.req.<field>` before anything runs — also before the route's `ensureProject` creates a project.
+ */
+const CallBatchItem = Type.Unsafe<{ mode: 'start' | 'end'; req: Record<string, unknown> }>({
+  type: 'object',
+  required: ['mode', 'req'],
+  additionalProperties: false,
+  properties: { mode: { type: 'string', enum: ['start', 'end'] }, req: { type: 'object' } },
+  if: { properties: { mode: { const: 'start' } } },
+  then: { properties: { req: CallStartBody } },
+  else: { properties: { req: CallEndBody } },
+});
+export const CallBatchBody = Type.Object({ batch: Type.Array(CallBatchItem, { minItems: 1 }) }, { additionalProperties: false });
 export type CallBatchBody = Static<typeof CallBatchBody>;
 
 export const CompletedCallSchema = Type.Object(

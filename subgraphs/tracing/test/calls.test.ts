@@ -166,3 +166,26 @@ describe('ends, batches and reads', () => {
     expect(page.body.data.project.calls.pageInfo.hasNextPage).toBe(true);
   });
 });
+
+describe('batch validation happens before any write', () => {
+  it('an invalid item is a 422 at its field and the project named by the batch is not created', async () => {
+    const member = await platform.createUser('carol', { team3: 'MEMBER' });
+    const res = await traces(platform, '/call/upsert_batch', {
+      batch: [
+        { mode: 'start', req: { start: { project_id: 'team3/never', op_name: 'x', started_at: new Date().toISOString(), attributes: {}, inputs: {} } } },
+        { mode: 'end', req: { end: { project_id: 'team3/never', id: 'x', summary: {} } } },
+        { mode: 'start', req: { start: { project_id: 'team3/never', started_at: 'yesterday', attributes: {}, inputs: {} } } },
+      ],
+    }, member.key);
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: any) => d.loc.join('.')).sort()).toEqual([
+      'body.batch.1.req.end.ended_at',
+      'body.batch.2.req.start.op_name',
+      'body.batch.2.req.start.started_at',
+    ]);
+    const project = await platform.graphql(`{ project(entity: "team3", name: "never") { name } }`);
+    expect(project.body.data.project).toBeNull();
+    const empty = await traces(platform, '/call/upsert_batch', { batch: [] }, member.key);
+    expect(empty.status).toBe(422);
+  });
+});
