@@ -15,7 +15,8 @@ const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', p
 
 export function toValidationIssues(errors: ErrorObject[], part: string): ValidationIssue[] {
   const root = LOCATION[part] ?? part;
-  return errors.map((error) => {
+  // An `if` error only says which branch failed; the branch's own errors, reported alongside, say what is wrong.
+  return errors.filter((error) => error.keyword !== 'if').map((error) => {
     const loc: (string | number)[] = [root, ...pointerToPath(error.instancePath)];
     switch (error.keyword) {
       case 'required':

@@ -1,10 +1,12 @@
+import { Readable } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/auth/principal.js';
 import { UnauthenticatedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { executeThroughGateway } from './execute.js';
-import { FAMILY_MOUNTS, type Family, type RestRoute } from './route.js';
+import { FAMILY_MOUNTS, type Family, type RestRoute, type RouteInput } from './route.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -24,45 +26,92 @@ export interface RouteServices {
 
 /** Serves every route of the table: authenticate, validate (Fastify schema), run the operation, shape the reply. */
 export function registerRoutes(app: FastifyInstance, routes: RestRoute[], services: RouteServices): void {
-  for (const route of routes) {
-    const url = `${FAMILY_MOUNTS[route.family]}${route.path}`;
-    app.route({
-      method: route.method,
-      url,
-      config: { family: route.family },
-      bodyLimit: route.bodyLimit,
-      schema: {
-        summary: route.summary,
-        tags: [route.family],
-        ...(route.schema?.body ? { body: route.schema.body } : {}),
-        ...(route.schema?.params ? { params: route.schema.params } : {}),
-        ...(route.schema?.querystring ? { querystring: route.schema.querystring } : {}),
-        ...(route.schema?.response ? { response: { [route.status ?? 200]: route.schema.response } } : {}),
-      },
-      // Authentication runs before body validation, so an anonymous caller learns nothing about the schema.
-      preValidation: async (request) => {
-        const principal = await services.principalOf(request);
-        if (principal === null || (principal === undefined && route.auth !== 'none')) throw new UnauthenticatedError(
-          principal === null ? 'Invalid or revoked API key' : undefined,
-        );
-        request.principal = principal ?? null;
-      },
-      handler: async (request, reply) => {
-        const input = {
-          body: request.body,
-          params: request.params,
-          query: request.query,
-          principal: request.principal,
-          headers: request.headers,
-        };
-        const data = await executeThroughGateway(services.apollo, route.operation, route.variables(input), {
+  for (const route of routes.filter((candidate) => !candidate.multipart)) registerRoute(app, route, services);
+  // Multipart parsing is registered in an encapsulated context per route, so it applies to those routes only.
+  for (const route of routes.filter((candidate) => candidate.multipart)) {
+    void app.register(async (scope) => {
+      await scope.register(fastifyMultipart, {
+        attachFieldsToBody: 'keyValues',
+        limits: { fileSize: route.multipart!.maxFileBytes, fields: route.multipart!.maxFields ?? 20, files: 1 },
+        throwFileSizeLimit: true,
+      });
+      registerRoute(scope, route, services);
+    });
+  }
+}
+
+function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteServices): void {
+  const url = `${FAMILY_MOUNTS[route.family]}${route.path}`;
+  app.route({
+    method: route.method,
+    url,
+    config: { family: route.family },
+    bodyLimit: route.bodyLimit,
+    schema: {
+      summary: route.summary,
+      tags: [route.family],
+      ...(route.multipart ? { consumes: ['multipart/form-data'] } : {}),
+      ...(route.schema?.body ? { body: route.schema.body } : {}),
+      ...(route.schema?.params ? { params: route.schema.params } : {}),
+      ...(route.schema?.querystring ? { querystring: route.schema.querystring } : {}),
+      ...(route.schema?.response ? { response: { [route.status ?? 200]: route.schema.response } } : {}),
+    },
+    // Authentication runs before body validation, so an anonymous caller learns nothing about the schema.
+    preValidation: async (request) => {
+      const principal = await services.principalOf(request);
+      if (principal === null || (principal === undefined && route.auth !== 'none')) throw new UnauthenticatedError(
+        principal === null ? 'Invalid or revoked API key' : undefined,
+      );
+      request.principal = principal ?? null;
+    },
+    handler: async (request, reply) => {
+      const input: RouteInput = {
+        body: request.body,
+        params: request.params,
+        query: request.query,
+        principal: request.principal,
+        headers: request.headers,
+      };
+      const execute = (variables: Record<string, unknown>) =>
+        executeThroughGateway(services.apollo, route.operation, variables, {
           principal: request.principal,
           requestId: String(request.id),
           logger: request.log,
         });
-        reply.code(route.status ?? 200);
-        return route.response(data, input);
-      },
-    });
+      if (route.stream) return streamPages(route, input, execute, request, reply);
+      const data = await execute(route.variables(input));
+      reply.code(route.status ?? 200);
+      if (route.contentType) reply.type(route.contentType);
+      return route.response(data, input);
+    },
+  });
+}
+
+/**
+ * The first page runs before anything is sent, so its errors still get the family's error shape; later pages are
+ * written as they arrive. An error after the first page can only end the stream (the status is already sent).
+ */
+async function streamPages(
+  route: RestRoute,
+  input: RouteInput,
+  execute: (variables: Record<string, unknown>) => Promise<Record<string, any>>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const stream = route.stream!;
+  let page = stream.page(await execute(stream.pageVariables(input, null)), input);
+  async function* lines(): AsyncGenerator<string> {
+    while (true) {
+      if (page.items.length > 0) yield page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
+      if (!page.nextCursor) return;
+      try {
+        page = stream.page(await execute(stream.pageVariables(input, page.nextCursor)), input);
+      } catch (error) {
+        request.log.error({ err: error }, 'streamed response failed after its first page');
+        throw error;
+      }
+    }
   }
+  reply.code(route.status ?? 200).type(stream.contentType ?? 'application/jsonl');
+  return reply.send(Readable.from(lines()));
 }

@@ -39,9 +39,33 @@ export interface RestRoute<Body = any, Params = any, Query = any> {
   /** The GraphQL document executed through the gateway. */
   operation: string;
   variables(input: RouteInput<Body, Params, Query>): Record<string, unknown>;
-  /** Shapes the REST response body from the operation's `data`. */
+  /**
+   * Shapes the REST response body from the operation's `data`. A Buffer is sent as bytes
+   * (application/octet-stream unless `contentType` says otherwise).
+   */
   response(data: any, input: RouteInput<Body, Params, Query>): unknown;
   status?: number;
+  /** Content-Type of the success response (default: JSON, or octet-stream for a Buffer). */
+  contentType?: string;
+  /**
+   * Stream the response instead of building it: the operation runs once per page and each page's items are
+   * written as JSON lines as soon as the page arrives, so memory stays bounded by one page. `response` is unused.
+   */
+  stream?: RouteStream<Body, Params, Query>;
+  /**
+   * The request is multipart/form-data: text fields become strings of `body` and file parts Buffers (validated
+   * against `schema.body` like a JSON body); `variables` usually passes files on as base64.
+   */
+  multipart?: { maxFileBytes: number; maxFields?: number };
+}
+
+export interface RouteStream<Body = any, Params = any, Query = any> {
+  /** Default `application/jsonl`. */
+  contentType?: string;
+  /** Variables for the page after `cursor` (null for the first page). */
+  pageVariables(input: RouteInput<Body, Params, Query>, cursor: string | null): Record<string, unknown>;
+  /** The items of one page (one JSON line each) and the cursor of the next page, or null after the last. */
+  page(data: any, input: RouteInput<Body, Params, Query>): { items: unknown[]; nextCursor: string | null };
 }
 
 /** Identity function that lets TypeScript infer a route's types from its schemas. */

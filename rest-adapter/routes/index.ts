@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.js';
 import { platformRoutes } from './platform.js';
+import { tracingRoutes } from './tracing.js';
 
 /** The whole REST surface: every documented path of every family, as declarations. */
-export const ALL_ROUTES: RestRoute[] = [...platformRoutes];
+export const ALL_ROUTES: RestRoute[] = [...platformRoutes, ...tracingRoutes];

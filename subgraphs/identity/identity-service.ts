@@ -79,18 +79,30 @@ export class IdentityService {
     });
   }
 
-  /** Idempotent creation for "created on first write" semantics of the family APIs. */
+  /**
+   * Idempotent creation for "created on first write" semantics of the family APIs. Every trace write calls this
+   * first, so projects already known to exist are answered from a process-local cache (projects are never
+   * deleted or renamed, so an entry cannot go stale; the membership check still runs on every call).
+   */
   async ensureProject(caller: Principal, entity: string, name: string): Promise<ProjectRow> {
     assertValidName('Project', name);
     if (!isTeamMember(caller, entity)) throw new ForbiddenError(`You cannot write to entity "${entity}"`);
-    const existing = await store.projectByName(this.db, entity, name);
-    if (existing) return existing;
-    return this.db.transaction().execute(async (trx) => {
-      const team = await this.requireTeam(trx, entity);
-      await store.ensureProject(trx, team.id, name);
-      return (await store.projectByName(trx, entity, name))!;
-    });
+    const key = `${entity}/${name}`;
+    const cached = this.knownProjects.get(key);
+    if (cached) return cached;
+    const existing =
+      (await store.projectByName(this.db, entity, name)) ??
+      (await this.db.transaction().execute(async (trx) => {
+        const team = await this.requireTeam(trx, entity);
+        await store.ensureProject(trx, team.id, name);
+        return (await store.projectByName(trx, entity, name))!;
+      }));
+    if (this.knownProjects.size >= 10_000) this.knownProjects.clear();
+    this.knownProjects.set(key, existing);
+    return existing;
   }
+
+  private readonly knownProjects = new Map<string, ProjectRow>();
 
   async grantResourceAdmin(
     caller: Principal,

@@ -1,18 +1,30 @@
 import type { Kysely } from 'kysely';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import { CallResolver } from './call/call.resolver.js';
+import { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
 import { tracingMigrations } from './db/migrations/index.js';
+import { FeedbackResolver } from './feedback/feedback.resolver.js';
+import { FeedbackService } from './feedback/feedback.service.js';
+import { ObjectResolver } from './object/object.resolver.js';
+import { ObjectService } from './object/object.service.js';
 import { Project, TracingProjectResolver } from './project/project.resolver.js';
+import { ScoreResolver } from './score/score.resolver.js';
+import { ScoreService } from './score/score.service.js';
 import type { TracingServices } from './services.js';
-import { TracingStore } from './store.js';
 
-/** Family A: calls (traces), scores and feedback, for dashboards and the Weave SDKs. */
+/** Family A: calls (traces), objects, tables, files, scores and feedback, for dashboards and the Weave SDKs. */
 export const tracingSubgraph = defineSubgraph<TracingServices>({
   name: 'tracing',
   migrations: tracingMigrations,
-  resolvers: [TracingProjectResolver],
+  resolvers: [TracingProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver],
   orphanedTypes: [Project],
-  createServices: ({ store }) => ({ store: new TracingStore(store as Kysely<TracingDatabase>) }),
+  createServices: ({ store }) => {
+    const db = store as Kysely<TracingDatabase>;
+    const calls = new CallService(db);
+    const feedback = new FeedbackService(db);
+    return { calls, feedback, objects: new ObjectService(db), scores: new ScoreService(db, calls, feedback) };
+  },
   references: () => ({ Project: passThroughReference }),
 });

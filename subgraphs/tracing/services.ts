@@ -1,5 +1,11 @@
-import type { TracingStore } from './store.js';
+import type { CallService } from './call/call.service.js';
+import type { FeedbackService } from './feedback/feedback.service.js';
+import type { ObjectService } from './object/object.service.js';
+import type { ScoreService } from './score/score.service.js';
 
 export interface TracingServices {
-  store: TracingStore;
+  calls: CallService;
+  objects: ObjectService;
+  feedback: FeedbackService;
+  scores: ScoreService;
 }

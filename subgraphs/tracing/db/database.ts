@@ -1,15 +1,97 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+
+type Json = unknown;
 
 export interface CallsTable {
   project_id: string;
   id: string;
-  trace_id: string;
+  trace_id: string | null;
   parent_id: string | null;
-  op_name: string;
-  started_at: Date;
+  op_name: string | null;
+  display_name: string | null;
+  thread_id: string | null;
+  turn_id: string | null;
+  started_at: Date | null;
+  attributes: Json | null;
+  inputs: Json | null;
+  otel_dump: Json | null;
+  wb_user_id: string | null;
+  wb_run_id: string | null;
+  wb_run_step: number | null;
+  ended_at: Date | null;
+  output: Json | null;
+  summary: Json | null;
+  exception: string | null;
+  kind: Generated<CallKind>;
   created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export const CALL_KINDS = ['call', 'prediction', 'evaluation_run', 'score'] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
+
+export interface ObjectsTable {
+  project_id: string;
+  object_id: string;
+  digest: string;
+  version_index: number;
+  kind: string;
+  base_object_class: string | null;
+  val: Json;
+  wb_user_id: string | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface TablesTable {
+  project_id: string;
+  digest: string;
+  row_digests: string[];
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface TableRowsTable {
+  project_id: string;
+  digest: string;
+  val: Json;
+}
+
+export interface FilesTable {
+  project_id: string;
+  digest: string;
+  content: Buffer;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface FeedbackTable {
+  project_id: string;
+  id: string;
+  weave_ref: string;
+  feedback_type: string;
+  payload: Json;
+  creator: string | null;
+  runnable_ref: string | null;
+  call_ref: string | null;
+  trigger_ref: string | null;
+  annotation_ref: string | null;
+  wb_user_id: string | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  created_ms: number;
+  scorer_id: string | null;
+  monitor_id: string | null;
+  span_type: string | null;
+  scorer_tags: string[];
+  scorer_rating_names: string[];
+  scorer_rating_values: number[];
+  rating: number | null;
+  span_agent_name: string | null;
+  span_agent_version: string | null;
+  span_status_code: string;
 }
 
 export interface TracingDatabase {
   calls: CallsTable;
+  objects: ObjectsTable;
+  tables: TablesTable;
+  table_rows: TableRowsTable;
+  files: FilesTable;
+  feedback: FeedbackTable;
 }

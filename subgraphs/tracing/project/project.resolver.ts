@@ -1,19 +1,225 @@
-import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Float, Int, Resolver, Root } from 'type-graphql';
 import { requireTeamMember } from '../../../platform/auth/authorize.js';
+import { BadRequestError } from '../../../platform/errors.js';
 import { defineProjectRef } from '../../../platform/graphql/entity-refs.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
+import { CALL_SORT_FIELDS, MAX_CALLS_PAGE, type CallSortField } from '../call/call.schemas.js';
+import type { CallSort } from '../call/call.store.js';
+import { Call, CallConnection, CallFilter, CallSortInput, toCall } from '../call/call.type.js';
+import { Feedback, FeedbackAggregate, toFeedback } from '../feedback/feedback.type.js';
+import { TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
+import { Score, toScore } from '../score/score.type.js';
 import type { TracingServices } from '../services.js';
 
 export const Project = defineProjectRef();
 export type Project = InstanceType<typeof Project>;
 
+
+/** Reads of the tracing family, as fields of the Project entity that identity owns. */
 @Resolver(() => Project)
 export class TracingProjectResolver {
   constructor(private readonly services: TracingServices) {}
 
   @FieldResolver(() => Int, { description: 'Number of calls recorded in the project' })
   callCount(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<number> {
-    requireTeamMember(context, project.entity);
-    return this.services.store.countCalls(`${project.entity}/${project.name}`);
+    return this.services.calls.count(projectIdOf(project, context));
   }
+
+  @FieldResolver(() => Call, { nullable: true })
+  async call(@Root() project: Project, @Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
+    const row = await this.services.calls.read(projectIdOf(project, context), id);
+    return row ? toCall(row) : null;
+  }
+
+  @FieldResolver(() => CallConnection, { description: 'Calls, oldest start first unless sortBy says otherwise' })
+  async calls(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('filter', () => CallFilter, { nullable: true }) filter: CallFilter | null,
+    @Arg('first', () => Int, { nullable: true, defaultValue: 100 }) first: number,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Arg('sortBy', () => [CallSortInput], { nullable: true }) sortBy: CallSortInput[] | null,
+  ): Promise<CallConnection> {
+    if (first < 0 || first > MAX_CALLS_PAGE) throw new BadRequestError(`first must be between 0 and ${MAX_CALLS_PAGE}`);
+    const offset = decodeCursor(after);
+    const rows = await this.services.calls.query(projectIdOf(project, context), filter ?? {}, toSort(sortBy), first + 1, offset);
+    const nodes = rows.slice(0, first).map(toCall);
+    const hasNextPage = rows.length > first;
+    return { nodes, pageInfo: { hasNextPage, endCursor: hasNextPage ? encodeCursor(offset + first) : null } };
+  }
+
+  @FieldResolver(() => Call, { nullable: true, description: 'A prediction of the evaluation API' })
+  async prediction(@Root() project: Project, @Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
+    const row = await this.services.calls.read(projectIdOf(project, context), id);
+    return row?.kind === 'prediction' ? toCall(row) : null;
+  }
+
+  @FieldResolver(() => Call, { nullable: true, description: 'An evaluation run of the evaluation API' })
+  async evaluationRun(@Root() project: Project, @Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
+    const row = await this.services.calls.read(projectIdOf(project, context), id);
+    return row?.kind === 'evaluation_run' ? toCall(row) : null;
+  }
+
+  @FieldResolver(() => [Score])
+  async scores(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('predictionId', () => String, { nullable: true }) predictionId: string | null,
+    @Arg('limit', () => Int, { nullable: true, defaultValue: 100 }) limit: number,
+    @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
+  ): Promise<Score[]> {
+    const records = await this.services.scores.scores(projectIdOf(project, context), { predictionId, limit: clamp(limit), offset: Math.max(0, offset) });
+    return records.map(toScore);
+  }
+
+  @FieldResolver(() => TraceObject, { nullable: true, description: 'digest may be a digest, "latest" or "v<N>"' })
+  async traceObject(
+    @Root() project: Project,
+    @Arg('objectId', () => String) objectId: string,
+    @Arg('digest', () => String, { defaultValue: 'latest' }) digest: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<TraceObject | null> {
+    const row = await this.services.objects.readObject(projectIdOf(project, context), objectId, digest);
+    return row ? toTraceObject(row) : null;
+  }
+
+  @FieldResolver(() => [TraceObject])
+  async traceObjects(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('objectIds', () => [String], { nullable: true }) objectIds: string[] | null,
+    @Arg('latestOnly', () => Boolean, { nullable: true }) latestOnly: boolean | null,
+    @Arg('baseObjectClasses', () => [String], { nullable: true }) baseObjectClasses: string[] | null,
+    @Arg('isOp', () => Boolean, { nullable: true }) isOp: boolean | null,
+    @Arg('limit', () => Int, { nullable: true, defaultValue: 1000 }) limit: number,
+    @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
+  ): Promise<TraceObject[]> {
+    const rows = await this.services.objects.queryObjects(
+      projectIdOf(project, context),
+      { objectIds, latestOnly, baseObjectClasses, isOp },
+      clamp(limit),
+      Math.max(0, offset),
+    );
+    return rows.map(toTraceObject);
+  }
+
+  @FieldResolver(() => [TraceTableRow], { description: 'Rows of a table in their original order' })
+  async traceTableRows(
+    @Root() project: Project,
+    @Arg('digest', () => String) digest: string,
+    @Ctx() context: GraphQLContext,
+    @Arg('rowDigests', () => [String], { nullable: true }) rowDigests: string[] | null,
+    @Arg('limit', () => Int, { nullable: true, defaultValue: 10_000 }) limit: number,
+    @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
+  ): Promise<TraceTableRow[]> {
+    const rows = await this.services.objects.tableRows(projectIdOf(project, context), digest, rowDigests, clamp(limit), Math.max(0, offset));
+    return rows.map((row) => ({ digest: row.digest, val: row.val, originalIndex: row.original_index }));
+  }
+
+  @FieldResolver(() => String, { description: 'The bytes of a stored file, base64' })
+  async traceFileContent(@Root() project: Project, @Arg('digest', () => String) digest: string, @Ctx() context: GraphQLContext): Promise<string> {
+    return (await this.services.objects.readFile(projectIdOf(project, context), digest)).toString('base64');
+  }
+
+  @FieldResolver(() => [Feedback])
+  async feedback(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('weaveRefs', () => [String], { nullable: true }) weaveRefs: string[] | null,
+    @Arg('limit', () => Int, { nullable: true, defaultValue: 1000 }) limit: number,
+    @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
+    @Arg('newestFirst', () => Boolean, { nullable: true, defaultValue: false }) newestFirst: boolean,
+  ): Promise<Feedback[]> {
+    const rows = await this.services.feedback.query(projectIdOf(project, context), {
+      weaveRefs,
+      limit: clamp(limit),
+      offset: Math.max(0, offset),
+      descending: newestFirst,
+    });
+    return rows.map(toFeedback);
+  }
+
+  @FieldResolver(() => FeedbackAggregate, { description: 'The same arguments and rules as POST /feedback/aggregate' })
+  async feedbackAggregate(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('afterMs', () => Float) afterMs: number,
+    @Arg('beforeMs', () => Float) beforeMs: number,
+    @Arg('timeBucketSeconds', () => Float, { nullable: true }) timeBucketSeconds: number | null,
+    @Arg('feedbackTypes', () => [String], { nullable: true }) feedbackTypes: string[] | null,
+    @Arg('tags', () => [String], { nullable: true }) tags: string[] | null,
+    @Arg('ratingMin', () => Float, { nullable: true }) ratingMin: number | null,
+    @Arg('ratingMax', () => Float, { nullable: true }) ratingMax: number | null,
+    @Arg('monitorIds', () => [String], { nullable: true }) monitorIds: string[] | null,
+    @Arg('scorerIds', () => [String], { nullable: true }) scorerIds: string[] | null,
+    @Arg('spanAgentNames', () => [String], { nullable: true }) spanAgentNames: string[] | null,
+    @Arg('spanTypes', () => [String], { nullable: true }) spanTypes: string[] | null,
+    @Arg('groupBy', () => [String], { nullable: true }) groupBy: string[] | null,
+  ): Promise<FeedbackAggregate> {
+    const projectId = projectIdOf(project, context);
+    // The REST body's names, so validation issues point at the same `loc` for GraphQL and REST callers.
+    const request = withoutAbsent({
+      after_ms: afterMs,
+      before_ms: beforeMs,
+      time_bucket_seconds: timeBucketSeconds,
+      feedback_types: feedbackTypes,
+      tags,
+      rating_min: ratingMin,
+      rating_max: ratingMax,
+      monitor_ids: monitorIds,
+      scorer_ids: scorerIds,
+      span_agent_names: spanAgentNames,
+      span_types: spanTypes,
+      group_by: groupBy,
+    });
+    const result = await this.services.feedback.aggregate(projectId, request);
+    return {
+      afterMs: result.after_ms,
+      beforeMs: result.before_ms,
+      timeBucketSeconds: result.time_bucket_seconds,
+      buckets: result.buckets.map((bucket) => ({
+        timeBucketStartMs: bucket.time_bucket_start_ms,
+        group: bucket.group,
+        totalCount: bucket.total_count,
+        scoredCount: bucket.scored_count,
+        tagCounts: bucket.tag_counts,
+        ratingCounts: bucket.rating_counts,
+        ratingSums: bucket.rating_sums,
+      })),
+    };
+  }
+}
+
+function projectIdOf(project: Project, context: GraphQLContext): string {
+  requireTeamMember(context, project.entity);
+  return `${project.entity}/${project.name}`;
+}
+
+function clamp(limit: number): number {
+  return Math.min(Math.max(0, limit), MAX_CALLS_PAGE);
+}
+
+function toSort(sortBy: CallSortInput[] | null): CallSort[] {
+  const sort: CallSort[] = [];
+  for (const { field, direction } of sortBy ?? []) {
+    if (direction !== 'asc' && direction !== 'desc') throw new BadRequestError(`sort direction must be asc or desc, got "${direction}"`);
+    // Sorting by fields we do not index (summary.*, feedback.*) is ignored rather than refused: SDKs send them.
+    if ((CALL_SORT_FIELDS as readonly string[]).includes(field)) sort.push({ field: field as CallSortField, direction });
+  }
+  return sort.length > 0 ? sort : [{ field: 'started_at', direction: 'asc' }];
+}
+
+function encodeCursor(offset: number): string {
+  return Buffer.from(`offset:${offset}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string | null): number {
+  if (!cursor) return 0;
+  const match = /^offset:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match) throw new BadRequestError('after is not a cursor returned by this API');
+  return Number(match[1]);
+}
+
+function withoutAbsent(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
 }

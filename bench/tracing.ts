@@ -1,0 +1,268 @@
+/**
+ * Family A benchmark: ingestion (/call/start, /call/upsert_batch) and /feedback/aggregate, each printed next to a
+ * baseline measured in the same run against the same PostgreSQL (rows inserted straight through `pg`; the same
+ * aggregation as hand-written SQL).
+ *
+ *   npm run build && LOG_LEVEL=warn node dist/bench/tracing.js [--seconds 10] [--only ingest|aggregate]
+ *
+ * The platform runs in a child process (`dist/platform/main.js`) so that the load generator and the baselines in
+ * this process do not share its event loop. PostgreSQL: DATABASE_URL (a server URL) or an embedded cluster in a
+ * temp dir.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
+import { uuidv7 } from 'uuidv7';
+import { createDatabase } from '../platform/db/connection.js';
+import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
+import { fmt, runLoad, timeRuns, type LoadResult } from './load.js';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? args[index + 1]! : fallback;
+};
+const SECONDS = Number(option('seconds', '8'));
+const ONLY = option('only', 'all');
+const KEY = 'bench-admin-key-0123456789abcdefghijkl';
+const AUTH = `Basic ${Buffer.from(`api:${KEY}`).toString('base64')}`;
+const POOL_SIZE = 20; // the platform's default TRELLIS_DB_POOL_SIZE; the baselines use the same
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+async function main() {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-'));
+  // Ctrl-C during ingestion skips the aggregation stage; the finally block then stops the platform child and
+  // the embedded PostgreSQL.
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      interrupted = true;
+      console.error(`\n${signal}: stopping`);
+    });
+  }
+  let embedded: RunningPostgres | undefined;
+  let child: ChildProcess | undefined;
+  let db: pg.Pool | undefined;
+  try {
+    let serverUrl = process.env.DATABASE_URL;
+    if (!serverUrl) {
+      embedded = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
+      serverUrl = embedded.url;
+    }
+    const databaseUrl = await createDatabase(serverUrl, `trellis_bench_${Date.now()}`);
+    const port = await freePort();
+    // BENCH_PLATFORM_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the platform process.
+    const nodeArgs = (process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    child = spawn(process.execPath, [...nodeArgs, path.join(here, '../platform/main.js')], {
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+        TRELLIS_BOOTSTRAP_API_KEY: KEY,
+        TRELLIS_DATA_DIR: path.join(tmp, 'data'),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForHealthy(baseUrl);
+    db = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE });
+    const http = new HttpPool(baseUrl, { connections: 64, pipelining: 1 });
+    const post = async (route: string, body: unknown) => {
+      const response = await http.request({
+        method: 'POST',
+        path: `/traces${route}`,
+        headers: { 'content-type': 'application/json', authorization: AUTH },
+        body: JSON.stringify(body),
+      });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`${route}: ${response.statusCode} ${text.slice(0, 300)}`);
+      return text;
+    };
+    console.log(`Family A benchmark — Node ${process.version}, ${os.cpus().length} CPUs, ${SECONDS}s per load run, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'warn'}`);
+    const fetchHealth = async () => {
+      const response = await http.request({ method: 'GET', path: '/traces/health', headers: { authorization: AUTH } });
+      await response.body.text();
+      return response.statusCode;
+    };
+    if (ONLY === 'all' || ONLY === 'ingest') await ingestion(post, db, fetchHealth);
+    if ((ONLY === 'all' || ONLY === 'aggregate') && !interrupted) await aggregation(post, db);
+    await http.close();
+  } finally {
+    await db?.end().catch(() => undefined);
+    if (child) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child!.once('exit', resolve));
+    }
+    await embedded?.stop();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function waitForHealthy(url: string) {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('platform did not become healthy');
+}
+
+/** One call start as the Weave SDK sends it (a few hundred bytes). */
+function callStart(projectId: string, id?: string) {
+  return {
+    project_id: projectId,
+    ...(id ? { id, trace_id: id } : {}),
+    op_name: `weave:///${projectId}/op/predict:Hx8cR2kqYw3mZt`,
+    started_at: new Date().toISOString(),
+    attributes: { weave: { client_version: '0.11.1', source: 'js-sdk' } },
+    inputs: { prompt: 'What is the capital of France?', temperature: 0.7, max_tokens: 256 },
+  };
+}
+
+const INSERT_ONE = `insert into tracing.calls (project_id, id, trace_id, op_name, started_at, attributes, inputs, wb_user_id)
+  values ($1, $2, $3, $4, $5, $6, $7, $8)`;
+
+function insertMany(rows: ReturnType<typeof callStart>[]) {
+  const values: unknown[] = [];
+  const tuples = rows.map((row, i) => {
+    const id = uuidv7();
+    values.push(row.project_id, id, id, row.op_name, row.started_at, JSON.stringify(row.attributes), JSON.stringify(row.inputs), 'bench');
+    const o = i * 8;
+    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}, $${o + 8})`;
+  });
+  return { text: `insert into tracing.calls (project_id, id, trace_id, op_name, started_at, attributes, inputs, wb_user_id) values ${tuples.join(', ')}`, values };
+}
+
+function printPair(title: string, rest: LoadResult, baseline: LoadResult, unit: string) {
+  console.log(`\n${title}`);
+  console.log(`  ${'path'.padEnd(34)} ${unit.padStart(10)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} errors`);
+  for (const result of [rest, baseline]) {
+    console.log(`  ${result.label.padEnd(34)} ${fmt(result.perSecond, 0).padStart(10)} ${fmt(result.p50, 2).padStart(9)} ${fmt(result.p99, 2).padStart(9)} ${result.errors}`);
+  }
+  console.log(`  REST / baseline throughput: ${fmt(rest.perSecond / baseline.perSecond, 2)}`);
+}
+
+async function ingestion(post: (route: string, body: unknown) => Promise<string>, db: pg.Pool, fetchHealth: () => Promise<number>) {
+  // Warm up both paths (JIT, pools, the project cache).
+  await runLoad('warmup', { concurrency: 64, seconds: 2 }, async () => void (await post('/call/start', { start: callStart('trellis/bench') })));
+  await runLoad('warmup', { concurrency: 64, seconds: 1 }, async () => {
+    const id = uuidv7();
+    const row = callStart('trellis/bench-pg');
+    await db.query(INSERT_ONE, [row.project_id, id, id, row.op_name, row.started_at, row.attributes, row.inputs, 'bench']);
+  });
+
+  const rest = await runLoad('REST POST /traces/call/start', { concurrency: 64, seconds: SECONDS }, async () => {
+    await post('/call/start', { start: callStart('trellis/bench') });
+  });
+  const baseline = await runLoad('pg single-row INSERT', { concurrency: 64, seconds: SECONDS }, async () => {
+    const id = uuidv7();
+    const row = callStart('trellis/bench-pg');
+    await db.query(INSERT_ONE, [row.project_id, id, id, row.op_name, row.started_at, row.attributes, row.inputs, 'bench']);
+  });
+  printPair('Ingestion: one call per request, 64 concurrent keep-alive connections', rest, baseline, 'calls/s');
+  // What one REST request costs with no database work at all: Fastify + auth + the gateway running `{ __typename }`.
+  const floor = await runLoad('REST GET /traces/health (no DB)', { concurrency: 64, seconds: Math.max(3, SECONDS / 2) }, async () => {
+    const response = await fetchHealth();
+    if (response !== 200) throw new Error(`health ${response}`);
+  });
+  console.log(`  ${floor.label.padEnd(34)} ${fmt(floor.perSecond, 0).padStart(10)} ${fmt(floor.p50, 2).padStart(9)} ${fmt(floor.p99, 2).padStart(9)} ${floor.errors}   (floor of the REST path)`);
+
+  const BATCH = 1000;
+  const batchRest = await runLoad('REST POST /traces/call/upsert_batch', { concurrency: 4, seconds: SECONDS, unitsPerTask: BATCH }, async () => {
+    await post('/call/upsert_batch', {
+      batch: Array.from({ length: BATCH }, () => ({ mode: 'start', req: { start: callStart('trellis/bench-batch', uuidv7()) } })),
+    });
+  });
+  const batchBaseline = await runLoad('pg 1,000-row INSERT', { concurrency: 4, seconds: SECONDS, unitsPerTask: BATCH }, async () => {
+    await db.query(insertMany(Array.from({ length: BATCH }, () => callStart('trellis/bench-batch-pg'))));
+  });
+  printPair('Ingestion: 1,000 calls per batch, 4 concurrent batches', batchRest, batchBaseline, 'calls/s');
+}
+
+const DAY = 86_400_000;
+const ROWS = 1_000_000;
+
+async function aggregation(post: (route: string, body: unknown) => Promise<string>, db: pg.Pool) {
+  // The project must exist for reads (created on first write), then 1,000,000 rows are generated in SQL.
+  await post('/feedback/create', { project_id: 'trellis/agg', weave_ref: 'weave:///trellis/agg/call/x', feedback_type: 'seed', payload: {} });
+  const end = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const start = end - 30 * DAY;
+  const t0 = Date.now();
+  await db.query(
+    `insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, runnable_ref, created_at, created_ms, scorer_id,
+       span_type, scorer_tags, scorer_rating_names, scorer_rating_values, rating, span_agent_name, span_status_code)
+     select 'trellis/agg', gen_random_uuid(), 'weave:///trellis/agg/call/c' || i, 'wandb.runnable.Scorer' || (i % 5), '{}'::jsonb,
+       'weave:///trellis/agg/object/Scorer' || (i % 5) || ':abc', to_timestamp(ms / 1000.0), ms, 'Scorer' || (i % 5),
+       case when i % 2 = 0 then 'agent_turn' else 'agent_conversation' end,
+       case i % 4 when 0 then '{}'::text[] when 1 then array['toxic'] when 2 then array['helpful', 'short'] else array['helpful'] end,
+       array['_rating_', 'relevance'], array[(i % 100) / 100.0, (i % 7) / 7.0]::float8[], (i % 100) / 100.0, 'agent' || (i % 3), 'UNSET'
+     from (select i, $1::bigint + (i::bigint * $2::bigint / $3::bigint) as ms from generate_series(0, $3 - 1) as i) s`,
+    [start, 30 * DAY, ROWS],
+  );
+  await db.query('analyze tracing.feedback');
+  console.log(`\nAggregation: seeded ${ROWS.toLocaleString('en')} feedback rows over 30 days in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`  ${'window / filters'.padEnd(44)} ${'REST med'.padStart(9)} ${'REST p99'.padStart(9)} ${'SQL med'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)} buckets`);
+
+  // 30-day windows read all 1,000,000 rows (seconds each on this machine), so they get fewer runs.
+  const cases = [
+    { label: '30 days, hourly, group_by scorer_id', days: 30, filters: {} },
+    { label: '30 days, + tags and rating filters', days: 30, filters: { tags: ['toxic'], rating_min: 0.2, rating_max: 0.8 } },
+    { label: '7 days, hourly, group_by scorer_id', days: 7, filters: {} },
+    { label: '1 day, hourly, group_by scorer_id', days: 1, filters: {} },
+    { label: '1 day, + tags [toxic]', days: 1, filters: { tags: ['toxic'] } },
+    { label: '1 day, + rating 0.2..0.8', days: 1, filters: { rating_min: 0.2, rating_max: 0.8 } },
+    { label: '1 day, + tags and rating filters', days: 1, filters: { tags: ['toxic'], rating_min: 0.2, rating_max: 0.8 } },
+  ];
+  if (args.includes('--explain')) {
+    const plan = await handWrittenAggregate(db, { after_ms: end - 30 * DAY, before_ms: end }, 'explain (analyze, buffers) ');
+    console.log(plan.rows.map((row) => Object.values(row)[0]).join('\n'));
+  }
+  for (const { label, days, filters } of cases) {
+    const body = { project_id: 'trellis/agg', after_ms: end - days * DAY, before_ms: end, time_bucket_seconds: 3600, group_by: ['scorer_id'], ...filters };
+    let buckets = 0;
+    const runs = days === 30 ? 5 : days === 7 ? 10 : 25;
+    const rest = await timeRuns(runs, 1, async () => {
+      buckets = (JSON.parse(await post('/feedback/aggregate', body)) as { buckets: unknown[] }).buckets.length;
+    });
+    const sqlRuns = await timeRuns(runs, 1, async () => {
+      await handWrittenAggregate(db, body);
+    });
+    console.log(
+      `  ${label.padEnd(44)} ${fmt(rest.median).padStart(9)} ${fmt(rest.p99).padStart(9)} ${fmt(sqlRuns.median).padStart(8)} ${fmt(sqlRuns.p99).padStart(8)} ${fmt(rest.median / sqlRuns.median, 2).padStart(6)} ${buckets}`,
+    );
+  }
+}
+
+/** The same aggregation written by hand: counts per (hour, scorer), tag counts and rating sums, no GraphQL, no HTTP. */
+async function handWrittenAggregate(
+  db: pg.Pool,
+  body: { after_ms: number; before_ms: number; tags?: string[]; rating_min?: number; rating_max?: number },
+  prefix = '',
+) {
+  const where = [`project_id = 'trellis/agg'`, 'created_ms >= $1', 'created_ms < $2'];
+  const params: unknown[] = [body.after_ms, body.before_ms];
+  if (body.tags) where.push(`scorer_tags && $${params.push(body.tags)}::text[]`);
+  if (body.rating_min !== undefined) where.push(`rating >= $${params.push(body.rating_min)}`);
+  if (body.rating_max !== undefined) where.push(`rating <= $${params.push(body.rating_max)}`);
+  const filtered = `select created_ms / 3600000 * 3600000 as b, coalesce(scorer_id, '') as s, scorer_tags, scorer_rating_names, scorer_rating_values
+                    from tracing.feedback where ${where.join(' and ')}`;
+  return db.query(
+    `${prefix}with f as materialized (${filtered})
+     select b, s, null as k, count(*) as n, count(*) filter (where cardinality(scorer_tags) > 0 or cardinality(scorer_rating_names) > 0) as v from f group by b, s
+     union all select b, s, t, count(*), null from f, unnest(scorer_tags) t group by b, s, t
+     union all select b, s, r.k, count(*), sum(r.v) from f, unnest(scorer_rating_names, scorer_rating_values) r(k, v) group by b, s, r.k`,
+    params,
+  );
+}
+
+await main();

@@ -1,0 +1,599 @@
+import { Type } from '@sinclair/typebox';
+import { NotFoundError } from '../../platform/errors.js';
+import {
+  CallBatchBody,
+  CallEndBody,
+  CallReadBody,
+  CallStartBody,
+  CallUpdateBody,
+  CallsQueryBody,
+  CompletedCallsBody,
+  V2CallEndBody,
+  V2CallStartBody,
+  MAX_CALLS_PAGE,
+  type CallsFilter,
+  type CallsQueryBody as CallsQuery,
+} from '../../subgraphs/tracing/call/call.schemas.js';
+import { FeedbackAggregateBody, FeedbackCreateBody, FeedbackQueryBody } from '../../subgraphs/tracing/feedback/feedback.schemas.js';
+import { FileContentBody, ObjCreateBody, ObjQueryBody, ObjReadBody, TableCreateBody, TableQueryBody } from '../../subgraphs/tracing/object/object.schemas.js';
+import { MAX_FILE_BYTES } from '../../subgraphs/tracing/object/object.service.js';
+import { EvaluationRunCreateBody, EvaluationRunFinishBody, PredictionCreateBody, ScoreCreateBody } from '../../subgraphs/tracing/score/score.schemas.js';
+import { ProjectId } from '../../subgraphs/tracing/schema-helpers.js';
+import { defineRoute } from '../route.js';
+
+/**
+ * Family A (Weave trace server) under /traces. Every write first runs identity's `ensureProject` (mutation root
+ * fields run in order, so the project exists — or the caller gets a 403 — before the tracing mutation runs);
+ * every read goes through `project(entity, name) { … }`. Responses are shaped into the Weave wire names here.
+ */
+const split = (projectId: string) => {
+  const [entity, project] = projectId.split('/') as [string, string];
+  return { entity, project };
+};
+const ProjectPath = Type.Object({ entity: Type.String(), project: Type.String() });
+const BATCH_BODY_LIMIT = 64 * 1024 * 1024;
+
+const CALL_FIELDS = `projectId id traceId parentId opName displayName threadId turnId startedAt endedAt attributes inputs
+  output summary exception otelDump wbUserId wbRunId wbRunStep`;
+
+/** A Call in the Weave wire shape. */
+function toWeaveCall(call: Record<string, any>) {
+  return {
+    project_id: call.projectId,
+    id: call.id,
+    op_name: call.opName,
+    display_name: call.displayName,
+    trace_id: call.traceId,
+    parent_id: call.parentId,
+    thread_id: call.threadId,
+    turn_id: call.turnId,
+    started_at: call.startedAt,
+    ended_at: call.endedAt,
+    attributes: call.attributes ?? {},
+    inputs: call.inputs ?? {},
+    output: call.output,
+    summary: call.summary,
+    exception: call.exception,
+    otel_dump: call.otelDump,
+    wb_user_id: call.wbUserId,
+    wb_run_id: call.wbRunId,
+    wb_run_step: call.wbRunStep,
+    deleted_at: null,
+  };
+}
+
+function callFilterOf(filter: CallsFilter | null | undefined) {
+  if (!filter) return null;
+  return {
+    opNames: filter.op_names,
+    parentIds: filter.parent_ids,
+    traceIds: filter.trace_ids,
+    callIds: filter.call_ids,
+    threadIds: filter.thread_ids,
+    turnIds: filter.turn_ids,
+    wbUserIds: filter.wb_user_ids,
+    wbRunIds: filter.wb_run_ids,
+    traceRootsOnly: filter.trace_roots_only,
+  };
+}
+
+const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!]) {
+  project(entity: $entity, name: $project) {
+    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy) { nodes { ${CALL_FIELDS} } pageInfo { hasNextPage endCursor } }
+  }
+}`;
+
+/** Variables of one calls page; `limit`/`offset` of the body bound the whole result, pages bound memory. */
+function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: number) {
+  return {
+    ...split(body.project_id),
+    filter: callFilterOf(body.filter),
+    first: Math.min(pageSize, body.limit ?? pageSize),
+    after: cursor ?? (body.offset ? Buffer.from(`offset:${body.offset}`).toString('base64url') : null),
+    sortBy: body.sort_by ?? null,
+  };
+}
+
+const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runnableRef callRef triggerRef annotationRef wbUserId createdAt
+  scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
+
+function toWeaveFeedback(feedback: Record<string, any>) {
+  return {
+    id: feedback.id,
+    project_id: feedback.projectId,
+    weave_ref: feedback.weaveRef,
+    feedback_type: feedback.feedbackType,
+    payload: feedback.payload,
+    creator: feedback.creator,
+    runnable_ref: feedback.runnableRef,
+    call_ref: feedback.callRef,
+    trigger_ref: feedback.triggerRef,
+    annotation_ref: feedback.annotationRef,
+    wb_user_id: feedback.wbUserId,
+    created_at: feedback.createdAt,
+    scorer_tags: feedback.scorerTags,
+    scorer_ratings: feedback.scorerRatings,
+    span_agent_name: feedback.spanAgentName,
+    span_agent_version: feedback.spanAgentVersion,
+    span_status_code: feedback.spanStatusCode,
+  };
+}
+
+const OBJECT_FIELDS = 'projectId objectId digest versionIndex isLatest kind baseObjectClass val wbUserId createdAt';
+function toWeaveObject(obj: Record<string, any>) {
+  return {
+    project_id: obj.projectId,
+    object_id: obj.objectId,
+    created_at: obj.createdAt,
+    digest: obj.digest,
+    version_index: obj.versionIndex,
+    is_latest: obj.isLatest ? 1 : 0,
+    kind: obj.kind,
+    base_object_class: obj.baseObjectClass,
+    val: obj.val,
+    wb_user_id: obj.wbUserId,
+    deleted_at: null,
+  };
+}
+
+function requireProject<T>(data: { project: T | null }, projectId: string): T {
+  if (!data.project) throw new NotFoundError(`Project ${projectId} not found`);
+  return data.project;
+}
+
+export const tracingRoutes = [
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/call/start',
+    summary: 'Start a call',
+    schema: { body: CallStartBody },
+    operation: `mutation TraceCallStart($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      startCall(body: $body) { id traceId }
+    }`,
+    variables: ({ body }) => ({ ...split(body.start.project_id), body }),
+    response: (data) => ({ id: data.startCall.id, trace_id: data.startCall.traceId }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/call/end',
+    summary: 'End a call',
+    schema: { body: CallEndBody },
+    operation: `mutation TraceCallEnd($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      endCall(body: $body)
+    }`,
+    variables: ({ body }) => ({ ...split(body.end.project_id), body }),
+    response: () => ({}),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/call/upsert_batch',
+    summary: 'Starts and ends of calls, all or nothing (the Weave SDK batch)',
+    bodyLimit: BATCH_BODY_LIMIT,
+    schema: { body: CallBatchBody },
+    // The project of the first item is ensured; the mutation authorizes every project the batch names.
+    operation: `mutation TraceCallBatch($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      upsertCalls(body: $body) { id traceId }
+    }`,
+    variables: ({ body }) => {
+      const first = body.batch[0]?.req as { start?: { project_id?: unknown }; end?: { project_id?: unknown } } | undefined;
+      const projectId = String(first?.start?.project_id ?? first?.end?.project_id ?? '');
+      return { ...(/^[^/]+\/[^/]+$/.test(projectId) ? split(projectId) : { entity: '_', project: '_' }), body };
+    },
+    response: (data) => ({ res: data.upsertCalls.map((r: any) => (r.id ? { id: r.id, trace_id: r.traceId } : {})) }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/v2/:entity/:project/calls/complete',
+    summary: 'Completed calls (start and end at once)',
+    bodyLimit: BATCH_BODY_LIMIT,
+    schema: { params: ProjectPath, body: CompletedCallsBody },
+    operation: `mutation TraceCallsComplete($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      completeCalls(entity: $entity, project: $project, body: $body)
+    }`,
+    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    response: () => ({}),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/v2/:entity/:project/call/start',
+    summary: 'Start a call (project from the path)',
+    schema: { params: ProjectPath, body: V2CallStartBody },
+    operation: `mutation TraceV2CallStart($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      startProjectCall(entity: $entity, project: $project, body: $body) { id traceId }
+    }`,
+    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    response: (data) => ({ id: data.startProjectCall.id, trace_id: data.startProjectCall.traceId }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/v2/:entity/:project/call/end',
+    summary: 'End a call (project from the path)',
+    schema: { params: ProjectPath, body: V2CallEndBody },
+    operation: `mutation TraceV2CallEnd($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      endProjectCall(entity: $entity, project: $project, body: $body)
+    }`,
+    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    response: () => ({}),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/call/update',
+    summary: "Update a call's display name",
+    schema: { body: CallUpdateBody },
+    operation: `mutation TraceCallUpdate($body: JSONObject!) { updateCall(body: $body) }`,
+    variables: ({ body }) => ({ body }),
+    response: () => ({}),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/call/read',
+    summary: 'Read one call',
+    schema: { body: CallReadBody },
+    operation: `query TraceCallRead($entity: String!, $project: String!, $id: String!) {
+      project(entity: $entity, name: $project) { call(id: $id) { ${CALL_FIELDS} } }
+    }`,
+    variables: ({ body }) => ({ ...split(body.project_id), id: body.id }),
+    response: (data, { body }) => {
+      const call = requireProject<{ call: unknown }>(data as never, body.project_id).call as Record<string, any> | null;
+      if (!call) throw new NotFoundError(`Call ${body.id} not found`);
+      return { call: toWeaveCall(call) };
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/calls/query',
+    summary: 'Query calls (one JSON answer)',
+    schema: { body: CallsQueryBody },
+    operation: CALLS_PAGE,
+    variables: ({ body }) => callsPageVariables(body, null, MAX_CALLS_PAGE),
+    response: (data) => ({ calls: (data.project?.calls.nodes ?? []).map(toWeaveCall) }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/calls/stream_query',
+    summary: 'Query calls, streamed as JSON lines',
+    schema: { body: CallsQueryBody },
+    operation: CALLS_PAGE,
+    variables: ({ body }) => callsPageVariables(body, null, 1000),
+    response: () => undefined,
+    stream: {
+      contentType: 'application/jsonl',
+      pageVariables: ({ body }, cursor) => {
+        // `limit` bounds the whole stream: the last page asks only for what is left.
+        const consumed = cursor ? Number(/^offset:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1] ?? 0) - (body.offset ?? 0) : 0;
+        const remaining = body.limit === undefined || body.limit === null ? 1000 : Math.max(0, body.limit - consumed);
+        return { ...callsPageVariables(body, cursor, 1000), first: Math.min(1000, remaining) };
+      },
+      page: (data, { body }) => {
+        const calls = data.project?.calls;
+        if (!calls) return { items: [], nextCursor: null };
+        const nextCursor = calls.pageInfo.hasNextPage ? calls.pageInfo.endCursor : null;
+        const consumed = nextCursor ? Number(/^offset:(\d+)$/.exec(Buffer.from(nextCursor, 'base64url').toString())?.[1] ?? 0) - (body.offset ?? 0) : 0;
+        const done = body.limit !== undefined && body.limit !== null && consumed >= body.limit;
+        return { items: calls.nodes.map(toWeaveCall), nextCursor: done ? null : nextCursor };
+      },
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/obj/create',
+    summary: 'Create an object version (content-addressed)',
+    schema: { body: ObjCreateBody },
+    operation: `mutation TraceObjCreate($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      createTraceObject(body: $body) { digest objectId }
+    }`,
+    variables: ({ body }) => ({ ...split(body.obj.project_id), body }),
+    response: (data) => ({ digest: data.createTraceObject.digest, object_id: data.createTraceObject.objectId }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/obj/read',
+    summary: 'Read an object version (digest, "latest" or "v<N>")',
+    schema: { body: ObjReadBody },
+    operation: `query TraceObjRead($entity: String!, $project: String!, $objectId: String!, $digest: String!) {
+      project(entity: $entity, name: $project) { traceObject(objectId: $objectId, digest: $digest) { ${OBJECT_FIELDS} } }
+    }`,
+    variables: ({ body }) => ({ ...split(body.project_id), objectId: body.object_id, digest: body.digest }),
+    response: (data, { body }) => {
+      const obj = requireProject<{ traceObject: Record<string, any> | null }>(data as never, body.project_id).traceObject;
+      if (!obj) throw new NotFoundError(`Object ${body.object_id}:${body.digest} not found`);
+      return { obj: toWeaveObject(obj) };
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/objs/query',
+    summary: 'Query objects',
+    schema: { body: ObjQueryBody },
+    operation: `query TraceObjsQuery($entity: String!, $project: String!, $objectIds: [String!], $latestOnly: Boolean, $classes: [String!], $isOp: Boolean, $limit: Int, $offset: Int) {
+      project(entity: $entity, name: $project) {
+        traceObjects(objectIds: $objectIds, latestOnly: $latestOnly, baseObjectClasses: $classes, isOp: $isOp, limit: $limit, offset: $offset) { ${OBJECT_FIELDS} }
+      }
+    }`,
+    variables: ({ body }) => ({
+      ...split(body.project_id),
+      objectIds: body.filter?.object_ids ?? null,
+      latestOnly: body.filter?.latest_only ?? null,
+      classes: body.filter?.base_object_classes ?? null,
+      isOp: body.filter?.is_op ?? null,
+      limit: body.limit ?? MAX_CALLS_PAGE,
+      offset: body.offset ?? 0,
+    }),
+    response: (data) => ({ objs: (data.project?.traceObjects ?? []).map(toWeaveObject) }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/table/create',
+    summary: 'Create a table (rows content-addressed)',
+    bodyLimit: BATCH_BODY_LIMIT,
+    schema: { body: TableCreateBody },
+    operation: `mutation TraceTableCreate($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      createTraceTable(body: $body) { digest rowDigests }
+    }`,
+    variables: ({ body }) => ({ ...split(body.table.project_id), body }),
+    response: (data) => ({ digest: data.createTraceTable.digest, row_digests: data.createTraceTable.rowDigests }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/table/query',
+    summary: 'Rows of a table',
+    schema: { body: TableQueryBody },
+    operation: `query TraceTableQuery($entity: String!, $project: String!, $digest: String!, $rowDigests: [String!], $limit: Int, $offset: Int) {
+      project(entity: $entity, name: $project) { traceTableRows(digest: $digest, rowDigests: $rowDigests, limit: $limit, offset: $offset) { digest val originalIndex } }
+    }`,
+    variables: ({ body }) => ({
+      ...split(body.project_id),
+      digest: body.digest,
+      rowDigests: body.filter?.row_digests ?? null,
+      limit: body.limit ?? MAX_CALLS_PAGE,
+      offset: body.offset ?? 0,
+    }),
+    response: (data, { body }) => ({
+      rows: requireProject<{ traceTableRows: any[] }>(data as never, body.project_id).traceTableRows.map((row) => ({
+        digest: row.digest,
+        val: row.val,
+        original_index: row.originalIndex,
+      })),
+    }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/file/create',
+    summary: 'Store a file (multipart: project_id field, file part)',
+    multipart: { maxFileBytes: MAX_FILE_BYTES },
+    schema: { body: Type.Object({ project_id: ProjectId, file: Type.Any() }, { additionalProperties: true }) },
+    operation: `mutation TraceFileCreate($entity: String!, $project: String!, $projectId: String!, $content: String!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      createTraceFile(projectId: $projectId, contentBase64: $content)
+    }`,
+    variables: ({ body }) => ({
+      ...split(body.project_id),
+      projectId: body.project_id,
+      content: Buffer.isBuffer(body.file) ? body.file.toString('base64') : Buffer.from(String(body.file)).toString('base64'),
+    }),
+    response: (data) => ({ digest: data.createTraceFile }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/file/content',
+    summary: 'The bytes of a stored file',
+    schema: { body: FileContentBody },
+    contentType: 'application/octet-stream',
+    operation: `query TraceFileContent($entity: String!, $project: String!, $digest: String!) {
+      project(entity: $entity, name: $project) { traceFileContent(digest: $digest) }
+    }`,
+    variables: ({ body }) => ({ ...split(body.project_id), digest: body.digest }),
+    response: (data, { body }) => Buffer.from(requireProject<{ traceFileContent: string }>(data as never, body.project_id).traceFileContent, 'base64'),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/feedback/create',
+    summary: 'Create feedback on a call or object',
+    schema: { body: FeedbackCreateBody },
+    operation: `mutation TraceFeedbackCreate($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      createFeedback(body: $body) { id createdAt wbUserId payload }
+    }`,
+    variables: ({ body }) => ({ ...split(body.project_id), body }),
+    response: (data) => ({
+      id: data.createFeedback.id,
+      created_at: data.createFeedback.createdAt,
+      wb_user_id: data.createFeedback.wbUserId,
+      payload: data.createFeedback.payload,
+    }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/feedback/query',
+    summary: 'List feedback (oldest first unless sort_by created_at desc)',
+    schema: { body: FeedbackQueryBody },
+    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $limit: Int, $offset: Int, $newestFirst: Boolean) {
+      project(entity: $entity, name: $project) { feedback(limit: $limit, offset: $offset, newestFirst: $newestFirst) { ${FEEDBACK_FIELDS} } }
+    }`,
+    variables: ({ body }) => ({
+      ...split(body.project_id),
+      limit: body.limit ?? 1000,
+      offset: body.offset ?? 0,
+      newestFirst: body.sort_by?.[0]?.direction === 'desc',
+    }),
+    response: (data) => ({ result: (data.project?.feedback ?? []).map(toWeaveFeedback) }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/feedback/aggregate',
+    summary: 'Scorer feedback as a sparse time series',
+    schema: { body: FeedbackAggregateBody },
+    operation: `query TraceFeedbackAggregate($entity: String!, $project: String!, $afterMs: Float!, $beforeMs: Float!, $bucket: Float,
+      $feedbackTypes: [String!], $tags: [String!], $ratingMin: Float, $ratingMax: Float, $monitorIds: [String!], $scorerIds: [String!],
+      $spanAgentNames: [String!], $spanTypes: [String!], $groupBy: [String!]) {
+      project(entity: $entity, name: $project) {
+        feedbackAggregate(afterMs: $afterMs, beforeMs: $beforeMs, timeBucketSeconds: $bucket, feedbackTypes: $feedbackTypes, tags: $tags,
+          ratingMin: $ratingMin, ratingMax: $ratingMax, monitorIds: $monitorIds, scorerIds: $scorerIds, spanAgentNames: $spanAgentNames,
+          spanTypes: $spanTypes, groupBy: $groupBy) {
+          afterMs beforeMs timeBucketSeconds
+          buckets { timeBucketStartMs group totalCount scoredCount tagCounts ratingCounts ratingSums }
+        }
+      }
+    }`,
+    variables: ({ body }) => ({
+      ...split(body.project_id),
+      afterMs: body.after_ms,
+      beforeMs: body.before_ms,
+      bucket: body.time_bucket_seconds ?? null,
+      feedbackTypes: body.feedback_types ?? null,
+      tags: body.tags ?? null,
+      ratingMin: body.rating_min ?? null,
+      ratingMax: body.rating_max ?? null,
+      monitorIds: body.monitor_ids ?? null,
+      scorerIds: body.scorer_ids ?? null,
+      spanAgentNames: body.span_agent_names ?? null,
+      spanTypes: body.span_types ?? null,
+      groupBy: body.group_by ?? null,
+    }),
+    response: (data, { body }) => {
+      const result = requireProject<{ feedbackAggregate: any }>(data as never, body.project_id).feedbackAggregate;
+      return {
+        after_ms: Number(result.afterMs),
+        before_ms: Number(result.beforeMs),
+        time_bucket_seconds: result.timeBucketSeconds,
+        buckets: result.buckets.map((bucket: any) => ({
+          time_bucket_start_ms: bucket.timeBucketStartMs === null ? null : Number(bucket.timeBucketStartMs),
+          group: bucket.group,
+          total_count: bucket.totalCount,
+          scored_count: bucket.scoredCount,
+          tag_counts: bucket.tagCounts,
+          rating_counts: bucket.ratingCounts,
+          rating_sums: bucket.ratingSums,
+        })),
+      };
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/v2/:entity/:project/scores',
+    summary: 'Record a score for a prediction',
+    schema: { params: ProjectPath, body: ScoreCreateBody, response: Type.Object({ score_id: Type.String() }) },
+    operation: `mutation TraceScoreCreate($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      createScore(entity: $entity, project: $project, body: $body)
+    }`,
+    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    response: (data) => ({ score_id: data.createScore }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/v2/:entity/:project/predictions',
+    summary: 'Record a prediction (a model call that scores point at)',
+    schema: { params: ProjectPath, body: PredictionCreateBody },
+    operation: `mutation TracePredictionCreate($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      createPrediction(entity: $entity, project: $project, body: $body)
+    }`,
+    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    response: (data) => ({ prediction_id: data.createPrediction }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'GET',
+    path: '/v2/:entity/:project/predictions/:id',
+    summary: 'Read a prediction',
+    schema: { params: Type.Object({ entity: Type.String(), project: Type.String(), id: Type.String() }) },
+    operation: `query TracePredictionRead($entity: String!, $project: String!, $id: String!) {
+      project(entity: $entity, name: $project) { prediction(id: $id) { id inputs output attributes traceId parentId startedAt } }
+    }`,
+    variables: ({ params }) => ({ entity: params.entity, project: params.project, id: params.id }),
+    response: (data, { params }) => {
+      const prediction = data.project?.prediction;
+      if (!prediction) throw new NotFoundError(`Prediction ${params.id} not found`);
+      const meta = prediction.attributes?._weave_eval_meta ?? {};
+      return {
+        prediction_id: prediction.id,
+        model: meta.model ?? null,
+        inputs: prediction.inputs,
+        output: prediction.output,
+        evaluation_run_id: meta.evaluation_run_id ?? null,
+        created_at: prediction.startedAt,
+      };
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/v2/:entity/:project/evaluation_runs',
+    summary: 'Start an evaluation run',
+    schema: { params: ProjectPath, body: EvaluationRunCreateBody },
+    operation: `mutation TraceEvaluationRunCreate($entity: String!, $project: String!, $body: JSONObject!) {
+      ensureProject(entity: $entity, name: $project) { name }
+      createEvaluationRun(entity: $entity, project: $project, body: $body)
+    }`,
+    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    response: (data) => ({ evaluation_run_id: data.createEvaluationRun }),
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'GET',
+    path: '/v2/:entity/:project/evaluation_runs/:id',
+    summary: 'Read an evaluation run',
+    schema: { params: Type.Object({ entity: Type.String(), project: Type.String(), id: Type.String() }) },
+    operation: `query TraceEvaluationRunRead($entity: String!, $project: String!, $id: String!) {
+      project(entity: $entity, name: $project) { evaluationRun(id: $id) { id attributes output startedAt endedAt traceId } }
+    }`,
+    variables: ({ params }) => ({ entity: params.entity, project: params.project, id: params.id }),
+    response: (data, { params }) => {
+      const run = data.project?.evaluationRun;
+      if (!run) throw new NotFoundError(`Evaluation run ${params.id} not found`);
+      const meta = run.attributes?._weave_eval_meta ?? {};
+      return {
+        evaluation_run_id: run.id,
+        evaluation: meta.evaluation ?? null,
+        model: meta.model ?? null,
+        status: run.endedAt ? 'finished' : 'running',
+        started_at: run.startedAt,
+        finished_at: run.endedAt,
+        summary: run.output ?? null,
+      };
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/v2/:entity/:project/evaluation_runs/:id/finish',
+    summary: 'Finish an evaluation run',
+    schema: { params: Type.Object({ entity: Type.String(), project: Type.String(), id: Type.String() }), body: Type.Optional(EvaluationRunFinishBody) },
+    operation: `mutation TraceEvaluationRunFinish($entity: String!, $project: String!, $id: String!, $body: JSONObject) {
+      finishEvaluationRun(entity: $entity, project: $project, id: $id, body: $body)
+    }`,
+    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, id: params.id, body: body ?? null }),
+    response: () => ({ success: true }),
+  }),
+];

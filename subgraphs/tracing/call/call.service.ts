@@ -1,0 +1,218 @@
+import type { Kysely } from 'kysely';
+import { uuidv7 } from 'uuidv7';
+import { NotFoundError, ValidationFailedError, type ValidationIssue } from '../../../platform/errors.js';
+import { validateOrThrow } from '../../../platform/validation.js';
+import type { CallKind, TracingDatabase } from '../db/database.js';
+import { parseProjectId } from '../refs.js';
+import { parseIsoDateTime } from '../schema-helpers.js';
+import {
+  CallEndBody,
+  CallStartBody,
+  CompletedCallSchema,
+  type CallBatchBody,
+  type CallEnd,
+  type CallStart,
+  type CompletedCallsBody,
+} from './call.schemas.js';
+import { callStore, type CallEndRow, type CallSort, type CallStartRow, type CallsFilterInput } from './call.store.js';
+import { CallStartBatcher } from './start-batcher.js';
+
+/** Throws unless the caller may write to the entity (team member); given by the resolver from its context. */
+export type AssertWriter = (entity: string) => void;
+
+/** Everything a write needs to know about its caller. */
+export interface Writer {
+  userId: string;
+  assertWriter: AssertWriter;
+}
+
+/**
+ * Call ingestion and reads. Every write is one statement or one transaction: a rejected request (or batch)
+ * changes nothing, because all of it is validated and authorized before the first row is written.
+ */
+export class CallService {
+  private readonly batcher: CallStartBatcher;
+
+  constructor(private readonly db: Kysely<TracingDatabase>) {
+    this.batcher = new CallStartBatcher(db);
+  }
+
+  async start(writer: Writer, body: unknown): Promise<{ id: string; trace_id: string }> {
+    const { start } = validateOrThrow(CallStartBody, body, 'body');
+    const row = toStartRow(start, writer, ['body', 'start']);
+    authorizeProjects(writer, [row.project_id]);
+    const traceId = await this.batcher.start(row);
+    return { id: row.id, trace_id: traceId };
+  }
+
+  async end(writer: Writer, body: unknown): Promise<void> {
+    const { end } = validateOrThrow(CallEndBody, body, 'body');
+    const row = toEndRow(end, ['body', 'end']);
+    authorizeProjects(writer, [row.project_id]);
+    await callStore.applyEnds(this.db, [row]);
+  }
+
+  /** `/call/upsert_batch`: every start in one multi-row INSERT and every end in one, in one transaction. */
+  async upsertBatch(writer: Writer, body: CallBatchBody): Promise<{ id?: string; trace_id?: string }[]> {
+    const starts: CallStartRow[] = [];
+    const ends: CallEndRow[] = [];
+    const issues: ValidationIssue[] = [];
+    const slots: ({ kind: 'start'; row: CallStartRow } | { kind: 'end' })[] = [];
+    body.batch.forEach((item, index) => {
+      const at = ['body', 'batch', index, 'req'];
+      try {
+        if (item.mode === 'start') {
+          const { start } = validateAt(CallStartBody, item.req, at);
+          const row = toStartRow(start, writer, [...at, 'start']);
+          starts.push(row);
+          slots.push({ kind: 'start', row });
+        } else {
+          const { end } = validateAt(CallEndBody, item.req, at);
+          ends.push(toEndRow(end, [...at, 'end']));
+          slots.push({ kind: 'end' });
+        }
+      } catch (error) {
+        if (error instanceof ValidationFailedError) issues.push(...(error.issues ?? []));
+        else throw error;
+      }
+    });
+    if (issues.length > 0) throw new ValidationFailedError(issues);
+    authorizeProjects(writer, [...starts, ...ends].map((row) => row.project_id));
+    inheritTracesWithinBatch(starts);
+
+    const traceIds = await this.db.transaction().execute(async (trx) => {
+      const written = await callStore.insertStarts(trx, dedupe(starts, 'first'));
+      await callStore.applyEnds(trx, dedupe(ends, 'last'));
+      return written;
+    });
+    return slots.map((slot) =>
+      slot.kind === 'start' ? { id: slot.row.id, trace_id: traceIds.get(`${slot.row.project_id}\u0000${slot.row.id}`)! } : {},
+    );
+  }
+
+  /** `/v2/{entity}/{project}/calls/complete`: finished calls, start and end at once. */
+  async completeBatch(writer: Writer, projectId: string, body: CompletedCallsBody): Promise<void> {
+    const starts: CallStartRow[] = [];
+    const ends: CallEndRow[] = [];
+    const issues: ValidationIssue[] = [];
+    body.batch.forEach((item, index) => {
+      const at = ['body', 'batch', index];
+      try {
+        const call = validateAt(CompletedCallSchema, item, at);
+        if (call.project_id !== projectId) {
+          throw new ValidationFailedError([{ loc: [...at, 'project_id'], msg: `project_id must be "${projectId}" (the path's project)`, type: 'value_error' }]);
+        }
+        starts.push(toStartRow(call, writer, at));
+        ends.push(toEndRow({ ...call, summary: call.summary ?? {} }, at));
+      } catch (error) {
+        if (error instanceof ValidationFailedError) issues.push(...(error.issues ?? []));
+        else throw error;
+      }
+    });
+    if (issues.length > 0) throw new ValidationFailedError(issues);
+    authorizeProjects(writer, [projectId]);
+    await this.db.transaction().execute(async (trx) => {
+      await callStore.insertStarts(trx, dedupe(starts, 'first'));
+      await callStore.applyEnds(trx, dedupe(ends, 'last'));
+    });
+  }
+
+  /** Writes one complete call of the evaluation API (prediction, run, score) inside the caller's transaction. */
+  async writeCompleted(
+    trx: Kysely<TracingDatabase>,
+    writer: Writer,
+    call: Omit<CallStart, 'started_at'> & { kind: CallKind; output?: unknown; ended: boolean },
+  ): Promise<{ id: string; trace_id: string }> {
+    const now = new Date().toISOString();
+    const row = toStartRow({ ...call, started_at: now }, writer, ['body'], call.kind);
+    const traceIds = await callStore.insertStarts(trx, [row]);
+    if (call.ended) await callStore.applyEnds(trx, [{ project_id: row.project_id, id: row.id, ended_at: now, output: call.output ?? null, summary: {}, exception: null }]);
+    return { id: row.id, trace_id: traceIds.get(`${row.project_id}\u0000${row.id}`)! };
+  }
+
+  async updateDisplayName(writer: Writer, projectId: string, callId: string, displayName: string): Promise<void> {
+    authorizeProjects(writer, [projectId]);
+    if (!(await callStore.updateDisplayName(this.db, projectId, callId, displayName))) {
+      throw new NotFoundError(`Call ${callId} not found`);
+    }
+  }
+
+  read = (projectId: string, id: string) => callStore.read(this.db, projectId, id);
+  count = (projectId: string) => callStore.count(this.db, projectId);
+  query = (projectId: string, filter: CallsFilterInput, sort: CallSort[], limit: number, offset: number) =>
+    callStore.query(this.db, projectId, filter, sort, limit, offset);
+}
+
+function validateAt<T extends Parameters<typeof validateOrThrow>[0]>(schema: T, value: unknown, at: (string | number)[]) {
+  try {
+    return validateOrThrow(schema, value, 'body');
+  } catch (error) {
+    if (!(error instanceof ValidationFailedError)) throw error;
+    throw new ValidationFailedError((error.issues ?? []).map((issue) => ({ ...issue, loc: [...at, ...issue.loc.slice(1)] })));
+  }
+}
+
+function authorizeProjects(writer: Writer, projectIds: string[]): void {
+  for (const entity of new Set(projectIds.map((id) => parseProjectId(id)!.entity))) writer.assertWriter(entity);
+}
+
+function isoAt(value: string, loc: (string | number)[]): string {
+  const date = parseIsoDateTime(value);
+  if (Number.isNaN(date.getTime())) throw new ValidationFailedError([{ loc, msg: 'Input should be a valid datetime', type: 'datetime_parsing' }]);
+  return date.toISOString();
+}
+
+export function toStartRow(start: CallStart, writer: Writer, at: (string | number)[], kind: CallKind = 'call'): CallStartRow {
+  return {
+    project_id: start.project_id,
+    id: start.id ?? uuidv7(),
+    trace_id: start.trace_id ?? null,
+    fallback_trace_id: uuidv7(),
+    parent_id: start.parent_id ?? null,
+    op_name: start.op_name,
+    display_name: start.display_name ?? null,
+    thread_id: start.thread_id ?? null,
+    turn_id: start.turn_id ?? null,
+    started_at: isoAt(start.started_at, [...at, 'started_at']),
+    attributes: start.attributes,
+    inputs: start.inputs,
+    otel_dump: start.otel_dump ?? null,
+    wb_user_id: start.wb_user_id ?? start.svc_user_id ?? writer.userId,
+    wb_run_id: start.wb_run_id ?? start.svc_run_id ?? null,
+    wb_run_step: start.wb_run_step ?? start.svc_run_step ?? null,
+    kind,
+  };
+}
+
+function toEndRow(end: CallEnd, at: (string | number)[]): CallEndRow {
+  return {
+    project_id: end.project_id,
+    id: end.id,
+    ended_at: isoAt(end.ended_at, [...at, 'ended_at']),
+    // JSON null and "no output" are both stored as SQL NULL.
+    output: end.output ?? null,
+    summary: end.summary,
+    exception: end.exception ?? null,
+  };
+}
+
+/** A child whose parent starts earlier in the same batch takes the parent's trace (the database cannot see it yet). */
+function inheritTracesWithinBatch(starts: CallStartRow[]): void {
+  const traces = new Map<string, string>();
+  for (const row of starts) {
+    if (!row.trace_id && row.parent_id) row.trace_id = traces.get(`${row.project_id}\u0000${row.parent_id}`) ?? null;
+    traces.set(`${row.project_id}\u0000${row.id}`, row.trace_id ?? row.fallback_trace_id);
+  }
+  // Roots without a trace id get their generated one now, so their children above agree with what is stored.
+  for (const row of starts) if (!row.trace_id && !row.parent_id) row.trace_id = row.fallback_trace_id;
+}
+
+function dedupe<T extends { project_id: string; id: string }>(rows: T[], keep: 'first' | 'last'): T[] {
+  const byKey = new Map<string, T>();
+  for (const row of rows) {
+    const key = `${row.project_id}\u0000${row.id}`;
+    if (keep === 'last' || !byKey.has(key)) byKey.set(key, row);
+  }
+  return [...byKey.values()];
+}
+

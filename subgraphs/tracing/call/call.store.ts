@@ -1,0 +1,182 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { CallKind, CallsTable, TracingDatabase } from '../db/database.js';
+import type { CallSortField } from './call.schemas.js';
+
+type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
+
+/** A call start as stored; `trace_id` null means "the parent's trace, or `fallback_trace_id` for a root". */
+export interface CallStartRow {
+  project_id: string;
+  id: string;
+  trace_id: string | null;
+  fallback_trace_id: string;
+  parent_id: string | null;
+  op_name: string;
+  display_name: string | null;
+  thread_id: string | null;
+  turn_id: string | null;
+  started_at: string;
+  attributes: unknown;
+  inputs: unknown;
+  otel_dump: unknown;
+  wb_user_id: string | null;
+  wb_run_id: string | null;
+  wb_run_step: number | null;
+  kind: CallKind;
+}
+
+export interface CallEndRow {
+  project_id: string;
+  id: string;
+  ended_at: string;
+  output: unknown;
+  summary: unknown;
+  exception: string | null;
+}
+
+export type CallRow = Omit<CallsTable, 'kind' | 'created_at'> & { kind: CallKind; created_at: Date };
+
+export interface CallsFilterInput {
+  opNames?: string[] | null;
+  parentIds?: string[] | null;
+  traceIds?: string[] | null;
+  callIds?: string[] | null;
+  threadIds?: string[] | null;
+  turnIds?: string[] | null;
+  wbUserIds?: string[] | null;
+  wbRunIds?: string[] | null;
+  traceRootsOnly?: boolean | null;
+  kinds?: CallKind[] | null;
+  /** Scores of one prediction (evaluation API). */
+  scoredPredictionId?: string | null;
+}
+
+export interface CallSort {
+  field: CallSortField;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * Kysely/SQL of the calls table. Multi-row writes go through `jsonb_to_recordset`, so a batch of any size is one
+ * statement with one parameter. A start never replaces what an earlier start stored (first write wins, so a
+ * retried start does not create or change a call); it fills the start columns of a row that an end created first.
+ */
+export const callStore = {
+  async insertStarts(db: Db, rows: CallStartRow[]): Promise<Map<string, string>> {
+    if (rows.length === 0) return new Map();
+    const result = await sql<{ project_id: string; id: string; trace_id: string }>`
+      with v as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
+          project_id text, id text, trace_id text, fallback_trace_id text, parent_id text, op_name text,
+          display_name text, thread_id text, turn_id text, started_at timestamptz, attributes jsonb, inputs jsonb,
+          otel_dump jsonb, wb_user_id text, wb_run_id text, wb_run_step integer, kind text)
+      )
+      insert into tracing.calls as c (project_id, id, trace_id, parent_id, op_name, display_name, thread_id, turn_id,
+        started_at, attributes, inputs, otel_dump, wb_user_id, wb_run_id, wb_run_step, kind)
+      select v.project_id, v.id, coalesce(v.trace_id, p.trace_id, v.fallback_trace_id), v.parent_id, v.op_name,
+        v.display_name, v.thread_id, v.turn_id, v.started_at, v.attributes, v.inputs, v.otel_dump, v.wb_user_id,
+        v.wb_run_id, v.wb_run_step, v.kind
+      from v left join tracing.calls p on p.project_id = v.project_id and p.id = v.parent_id
+      on conflict (project_id, id) do update set
+        trace_id = coalesce(c.trace_id, excluded.trace_id),
+        parent_id = coalesce(c.parent_id, excluded.parent_id),
+        op_name = coalesce(c.op_name, excluded.op_name),
+        display_name = coalesce(c.display_name, excluded.display_name),
+        thread_id = coalesce(c.thread_id, excluded.thread_id),
+        turn_id = coalesce(c.turn_id, excluded.turn_id),
+        started_at = coalesce(c.started_at, excluded.started_at),
+        attributes = coalesce(c.attributes, excluded.attributes),
+        inputs = coalesce(c.inputs, excluded.inputs),
+        otel_dump = coalesce(c.otel_dump, excluded.otel_dump),
+        wb_user_id = coalesce(c.wb_user_id, excluded.wb_user_id),
+        wb_run_id = coalesce(c.wb_run_id, excluded.wb_run_id),
+        wb_run_step = coalesce(c.wb_run_step, excluded.wb_run_step)
+      returning c.project_id, c.id, c.trace_id`.execute(db);
+    return new Map(result.rows.map((row) => [`${row.project_id}\u0000${row.id}`, row.trace_id]));
+  },
+
+  /** Ends fill the end columns; an end that arrives before its start creates the row the start completes. */
+  async applyEnds(db: Db, rows: CallEndRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await sql`
+      insert into tracing.calls as c (project_id, id, ended_at, output, summary, exception)
+      select v.project_id, v.id, v.ended_at, v.output, v.summary, v.exception
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
+        project_id text, id text, ended_at timestamptz, output jsonb, summary jsonb, exception text)
+      on conflict (project_id, id) do update set
+        ended_at = excluded.ended_at, output = excluded.output, summary = excluded.summary, exception = excluded.exception`.execute(db);
+  },
+
+  async traceIdsOf(db: Db, projectId: string, ids: string[]): Promise<Map<string, string | null>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db.selectFrom('calls').select(['id', 'trace_id']).where('project_id', '=', projectId).where('id', 'in', ids).execute();
+    return new Map(rows.map((row) => [row.id, row.trace_id]));
+  },
+
+  async updateDisplayName(db: Db, projectId: string, id: string, displayName: string): Promise<boolean> {
+    const result = await db
+      .updateTable('calls')
+      .set({ display_name: displayName })
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  async finish(db: Db, projectId: string, id: string, output: unknown): Promise<boolean> {
+    const result = await db
+      .updateTable('calls')
+      .set({ ended_at: new Date(), output: JSON.stringify(output) as never, summary: '{}' as never })
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  async read(db: Db, projectId: string, id: string): Promise<CallRow | undefined> {
+    return (await db.selectFrom('calls').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()) as
+      | CallRow
+      | undefined;
+  },
+
+  async query(
+    db: Db,
+    projectId: string,
+    filter: CallsFilterInput,
+    sort: CallSort[],
+    limit: number,
+    offset: number,
+  ): Promise<CallRow[]> {
+    let query = db.selectFrom('calls').selectAll().where('project_id', '=', projectId);
+    const anyOf = (column: 'op_name' | 'parent_id' | 'trace_id' | 'id' | 'thread_id' | 'turn_id' | 'wb_user_id' | 'wb_run_id' | 'kind', values?: string[] | null) => {
+      if (values && values.length > 0) query = query.where(column, 'in', values as never[]);
+    };
+    anyOf('op_name', filter.opNames);
+    anyOf('parent_id', filter.parentIds);
+    anyOf('trace_id', filter.traceIds);
+    anyOf('id', filter.callIds);
+    anyOf('thread_id', filter.threadIds);
+    anyOf('turn_id', filter.turnIds);
+    anyOf('wb_user_id', filter.wbUserIds);
+    anyOf('wb_run_id', filter.wbRunIds);
+    anyOf('kind', filter.kinds);
+    if (filter.traceRootsOnly) query = query.where('parent_id', 'is', null);
+    if (filter.scoredPredictionId) {
+      query = query.where(sql`attributes->'_weave_eval_meta'->>'prediction_id'`, '=', filter.scoredPredictionId);
+    }
+    for (const { field, direction } of sort) {
+      query = query.orderBy(field, (ob) => (direction === 'asc' ? ob.asc().nullsLast() : ob.desc().nullsLast()));
+    }
+    query = query.orderBy('id', 'asc');
+    return (await query.limit(limit).offset(offset).execute()) as CallRow[];
+  },
+
+  async count(db: Db, projectId: string): Promise<number> {
+    const row = await db
+      .selectFrom('calls')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};

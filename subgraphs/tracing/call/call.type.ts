@@ -1,0 +1,99 @@
+import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import { JSONScalar } from '../../../platform/graphql/scalars.js';
+import type { CallRow } from './call.store.js';
+
+@ObjectType({ description: 'One traced operation: its start, its end (once ended) and its place in a trace' })
+export class Call {
+  @Field(() => String) projectId!: string;
+  @Field(() => String) id!: string;
+  @Field(() => String, { nullable: true }) traceId!: string | null;
+  @Field(() => String, { nullable: true }) parentId!: string | null;
+  @Field(() => String, { nullable: true, description: 'Op name or op ref URI' }) opName!: string | null;
+  @Field(() => String, { nullable: true }) displayName!: string | null;
+  @Field(() => String, { nullable: true }) threadId!: string | null;
+  @Field(() => String, { nullable: true }) turnId!: string | null;
+  @Field(() => Date, { nullable: true }) startedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) endedAt!: Date | null;
+  @Field(() => Float, { nullable: true, description: 'endedAt - startedAt in milliseconds' }) latencyMs!: number | null;
+  @Field(() => JSONScalar, { nullable: true }) attributes!: unknown;
+  @Field(() => JSONScalar, { nullable: true }) inputs!: unknown;
+  @Field(() => JSONScalar, { nullable: true }) output!: unknown;
+  @Field(() => JSONScalar, { nullable: true }) summary!: unknown;
+  @Field(() => String, { nullable: true }) exception!: string | null;
+  @Field(() => JSONScalar, { nullable: true }) otelDump!: unknown;
+  @Field(() => String, { nullable: true }) wbUserId!: string | null;
+  @Field(() => String, { nullable: true }) wbRunId!: string | null;
+  @Field(() => Int, { nullable: true }) wbRunStep!: number | null;
+  @Field(() => String, { description: 'call | prediction | evaluation_run | score' }) kind!: string;
+  @Field(() => Date) createdAt!: Date;
+}
+
+export function toCall(row: CallRow): Call {
+  return Object.assign(new Call(), {
+    projectId: row.project_id,
+    id: row.id,
+    traceId: row.trace_id,
+    parentId: row.parent_id,
+    opName: row.op_name,
+    displayName: row.display_name,
+    threadId: row.thread_id,
+    turnId: row.turn_id,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    latencyMs: row.started_at && row.ended_at ? row.ended_at.getTime() - row.started_at.getTime() : null,
+    attributes: row.attributes,
+    inputs: row.inputs,
+    output: row.output,
+    summary: row.summary,
+    exception: row.exception,
+    otelDump: row.otel_dump,
+    wbUserId: row.wb_user_id,
+    wbRunId: row.wb_run_id,
+    wbRunStep: row.wb_run_step,
+    kind: row.kind,
+    createdAt: row.created_at,
+  });
+}
+
+@ObjectType()
+export class CallPageInfo {
+  @Field(() => Boolean) hasNextPage!: boolean;
+  @Field(() => String, { nullable: true }) endCursor!: string | null;
+}
+
+@ObjectType()
+export class CallConnection {
+  @Field(() => [Call]) nodes!: Call[];
+  @Field(() => CallPageInfo) pageInfo!: CallPageInfo;
+}
+
+@InputType({ description: 'Every list is "any of"; absent or empty lists do not filter' })
+export class CallFilter {
+  @Field(() => [String], { nullable: true }) opNames?: string[] | null;
+  @Field(() => [String], { nullable: true }) parentIds?: string[] | null;
+  @Field(() => [String], { nullable: true }) traceIds?: string[] | null;
+  @Field(() => [String], { nullable: true }) callIds?: string[] | null;
+  @Field(() => [String], { nullable: true }) threadIds?: string[] | null;
+  @Field(() => [String], { nullable: true }) turnIds?: string[] | null;
+  @Field(() => [String], { nullable: true }) wbUserIds?: string[] | null;
+  @Field(() => [String], { nullable: true }) wbRunIds?: string[] | null;
+  @Field(() => Boolean, { nullable: true }) traceRootsOnly?: boolean | null;
+}
+
+@InputType()
+export class CallSortInput {
+  @Field(() => String, { description: 'started_at | ended_at | op_name | display_name | id | trace_id' }) field!: string;
+  @Field(() => String, { description: 'asc | desc' }) direction!: string;
+}
+
+@ObjectType()
+export class CallStartResult {
+  @Field(() => String) id!: string;
+  @Field(() => String) traceId!: string;
+}
+
+@ObjectType({ description: 'One item of an upsert batch: id and traceId for starts, both null for ends' })
+export class CallUpsertResult {
+  @Field(() => String, { nullable: true }) id!: string | null;
+  @Field(() => String, { nullable: true }) traceId!: string | null;
+}

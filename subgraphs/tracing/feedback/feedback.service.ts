@@ -1,0 +1,158 @@
+import type { Kysely, Transaction } from 'kysely';
+import { uuidv7 } from 'uuidv7';
+import { ValidationFailedError } from '../../../platform/errors.js';
+import { validateOrThrow } from '../../../platform/validation.js';
+import type { TracingDatabase } from '../db/database.js';
+import { objectNameOfRef, parseProjectId, spanTypeOfRef } from '../refs.js';
+import type { Writer } from '../call/call.service.js';
+import {
+  FeedbackAggregateQuery,
+  FeedbackCreateBody,
+  MAX_AGGREGATE_BUCKETS,
+  type FeedbackAggregateQuery as AggregateRequest,
+} from './feedback.schemas.js';
+import { dedupeGroupBy, feedbackStore, type FeedbackRow } from './feedback.store.js';
+
+/** The rating that `rating_min`/`rating_max` bound. */
+export const PRIMARY_RATING = '_rating_';
+
+export interface FeedbackBucket {
+  time_bucket_start_ms: number | null;
+  group: Record<string, string>;
+  total_count: number;
+  scored_count: number;
+  tag_counts: Record<string, number>;
+  rating_counts: Record<string, number>;
+  rating_sums: Record<string, number>;
+}
+
+export interface FeedbackAggregate {
+  after_ms: number;
+  before_ms: number;
+  time_bucket_seconds: number | null;
+  buckets: FeedbackBucket[];
+}
+
+export class FeedbackService {
+  constructor(private readonly db: Kysely<TracingDatabase>) {}
+
+  async create(writer: Writer, body: unknown): Promise<FeedbackRow> {
+    const request = validateOrThrow(FeedbackCreateBody, body, 'body');
+    writer.assertWriter(parseProjectId(request.project_id)!.entity);
+    return this.insert(this.db, writer, request);
+  }
+
+  /** Also used by score creation, inside its transaction. */
+  async insert(db: Kysely<TracingDatabase> | Transaction<TracingDatabase>, writer: Writer, request: FeedbackCreateBody): Promise<FeedbackRow> {
+    const ratings = Object.entries(request.scorer_ratings ?? {});
+    const createdAt = new Date();
+    const row: FeedbackRow = {
+      project_id: request.project_id,
+      id: uuidv7(),
+      weave_ref: request.weave_ref,
+      feedback_type: request.feedback_type,
+      payload: request.payload,
+      creator: request.creator ?? null,
+      runnable_ref: request.runnable_ref ?? null,
+      call_ref: request.call_ref ?? null,
+      trigger_ref: request.trigger_ref ?? null,
+      annotation_ref: request.annotation_ref ?? null,
+      wb_user_id: writer.userId,
+      created_at: createdAt,
+      created_ms: createdAt.getTime(),
+      scorer_id: objectNameOfRef(request.runnable_ref),
+      monitor_id: objectNameOfRef(request.trigger_ref),
+      span_type: spanTypeOfRef(request.weave_ref),
+      scorer_tags: request.scorer_tags ?? [],
+      scorer_rating_names: ratings.map(([name]) => name),
+      scorer_rating_values: ratings.map(([, value]) => value),
+      rating: request.scorer_ratings?.[PRIMARY_RATING] ?? null,
+      span_agent_name: request.span_agent_name ?? null,
+      span_agent_version: request.span_agent_version ?? null,
+      span_status_code: request.span_status_code ?? 'UNSET',
+    };
+    await feedbackStore.insert(db, row);
+    return row;
+  }
+
+  query(projectId: string, options: { weaveRefs?: string[] | null; limit: number; offset: number; descending: boolean }) {
+    return feedbackStore.query(this.db, projectId, options);
+  }
+
+  /** `request` has the REST body's names and rules (validated here too, for GraphQL callers). */
+  async aggregate(projectId: string, request: unknown): Promise<FeedbackAggregate> {
+    const valid = validateOrThrow(FeedbackAggregateQuery, request, 'body');
+    checkWindow(valid);
+    const rows = await feedbackStore.aggregate(this.db, projectId, valid);
+    const groupBy = dedupeGroupBy(valid.group_by ?? []);
+    const buckets = new Map<string, FeedbackBucket>();
+    const bucketOf = (row: (typeof rows)[number]) => {
+      const groupValues = groupBy.map((_, index) => String(row[`g${index}`]));
+      const key = JSON.stringify([row.b, groupValues]);
+      let bucket = buckets.get(key);
+      if (!bucket) {
+        bucket = {
+          time_bucket_start_ms: row.b === null ? null : Number(row.b),
+          group: Object.fromEntries(groupBy.map((name, index) => [name, groupValues[index]!])),
+          total_count: 0,
+          scored_count: 0,
+          tag_counts: {},
+          rating_counts: {},
+          rating_sums: {},
+        };
+        buckets.set(key, bucket);
+      }
+      return bucket;
+    };
+    for (const row of rows) {
+      const bucket = bucketOf(row);
+      if (row.part === 0) {
+        bucket.total_count = row.n;
+        bucket.scored_count = row.s ?? 0;
+      } else if (row.part === 1) {
+        bucket.tag_counts[row.key!] = row.n;
+      } else {
+        bucket.rating_counts[row.key!] = row.n;
+        bucket.rating_sums[row.key!] = Number(row.s);
+      }
+    }
+    const sorted = [...buckets.values()].sort(compareBuckets(groupBy));
+    if (!valid.time_bucket_seconds && groupBy.length === 0 && sorted.length === 0) {
+      // Neither bucketed nor grouped: always exactly one (global) row.
+      sorted.push({ time_bucket_start_ms: null, group: {}, total_count: 0, scored_count: 0, tag_counts: {}, rating_counts: {}, rating_sums: {} });
+    }
+    return { after_ms: valid.after_ms, before_ms: valid.before_ms, time_bucket_seconds: valid.time_bucket_seconds ?? null, buckets: sorted };
+  }
+}
+
+/** Rules across fields, reported like schema violations (422, `loc` at the field to change). */
+function checkWindow(request: AggregateRequest): void {
+  if (request.before_ms <= request.after_ms) {
+    throw new ValidationFailedError([{ loc: ['body', 'before_ms'], msg: 'before_ms must be greater than after_ms', type: 'value_error' }]);
+  }
+  if (request.time_bucket_seconds) {
+    const buckets = Math.ceil((request.before_ms - request.after_ms) / (request.time_bucket_seconds * 1000));
+    if (buckets > MAX_AGGREGATE_BUCKETS) {
+      throw new ValidationFailedError([
+        {
+          loc: ['body', 'time_bucket_seconds'],
+          msg: `The window holds ${buckets} buckets of ${request.time_bucket_seconds} s; at most ${MAX_AGGREGATE_BUCKETS} are allowed per request (use larger buckets or a shorter window)`,
+          type: 'value_error',
+        },
+      ]);
+    }
+  }
+}
+
+function compareBuckets(groupBy: string[]) {
+  return (a: FeedbackBucket, b: FeedbackBucket): number => {
+    const byTime = (a.time_bucket_start_ms ?? 0) - (b.time_bucket_start_ms ?? 0);
+    if (byTime !== 0) return byTime;
+    for (const name of groupBy) {
+      const x = a.group[name]!;
+      const y = b.group[name]!;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+}

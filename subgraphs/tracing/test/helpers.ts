@@ -1,0 +1,22 @@
+import type { TestPlatform } from '../../../test/support/platform.js';
+
+/** POST a JSON body to a /traces route with HTTP Basic `api:<key>` (what the Weave SDK sends). */
+export async function traces(platform: TestPlatform, path: string, body: unknown, key = platform.adminKey) {
+  const response = await platform.fetch(`/traces${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`api:${key}`).toString('base64')}` },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: response.status, body: json, headers: response.headers };
+}
+
+export const startOf = (projectId: string, fields: Record<string, unknown> = {}) => ({
+  start: { project_id: projectId, op_name: 'my_op', started_at: new Date().toISOString(), attributes: {}, inputs: {}, ...fields },
+});

@@ -1,0 +1,28 @@
+// Runs the published Weave TypeScript SDK against WF_TRACE_SERVER_URL (key in WANDB_API_KEY) in its own process,
+// so the SDK's own process.exit on repeated failures cannot take the test runner down. Prints one JSON line with
+// what it did, for the test to compare with what the server stored.
+import * as weave from 'weave';
+
+const project = process.argv[2];
+const client = await weave.init(project);
+
+const add = weave.op(async function add(a, b) {
+  return a + b;
+});
+const explode = weave.op(async function explode(reason) {
+  throw new Error(`exploded: ${reason}`);
+});
+const pipeline = weave.op(async function pipeline(x) {
+  const sum = await add(x, 1);
+  let caught = null;
+  try {
+    await explode('on purpose');
+  } catch (error) {
+    caught = error.message;
+  }
+  return { sum, caught };
+});
+
+const result = await pipeline(41);
+await client.waitForBatchProcessing();
+console.log(JSON.stringify({ result }));
