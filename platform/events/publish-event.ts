@@ -7,9 +7,9 @@ import { EVENTS_CHANNEL, EVENTS_SCHEMA } from './schema.js';
  * transactional too: listeners are woken at commit, never for a change that rolled back.
  */
 export async function publishEvent(trx: Transaction<any> | Kysely<any>, event: NewPlatformEvent): Promise<number> {
+  // Qualified name: the caller's handle is bound to its own subgraph schema.
   const row = await trx
-    .withSchema(EVENTS_SCHEMA)
-    .insertInto('events')
+    .insertInto(`${EVENTS_SCHEMA}.events`)
     .values({
       type: event.type,
       entity: event.entity,
