@@ -67,6 +67,8 @@ export interface SubgraphSpec<Services> {
    * one-process topology), e.g. a graphql-ws endpoint: the gateway cannot execute subscriptions.
    */
   httpExtensions?(subgraph: { schema: GraphQLSchema; services: Services }, http: SubgraphHttpContext): HttpExtension[];
+  /** Releases what createServices opened (dedicated connections, HTTP agents), after the workers stopped. */
+  onStop?(services: Services): Promise<void>;
   /** One-off start-up work after migrations (e.g. bootstrap data); runs in every process that starts it. */
   onStart?(services: Services, dependencies: SubgraphDependencies): Promise<void>;
 }
@@ -146,6 +148,7 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
         httpExtensions: (http) => spec.httpExtensions?.({ schema, services }, http) ?? [],
         async stop() {
           await Promise.all(workers.map((worker) => worker.stop()));
+          await spec.onStop?.(services);
         },
       };
     },

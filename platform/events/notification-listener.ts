@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
-type Wake = () => void;
+/** Called with the notification's payload ('' for plain wake-ups, and after a reconnect). */
+type Wake = (payload: string) => void;
 
 /**
  * One dedicated PostgreSQL connection that LISTENs on behalf of everything in the process (event subscribers,
@@ -47,7 +48,7 @@ export class NotificationListener {
     if (this.client) return Promise.resolve();
     this.connecting ??= (async () => {
       const client = new pg.Client({ connectionString: this.connectionString, application_name: 'trellis-listener' });
-      client.on('notification', (message) => this.wake(message.channel));
+      client.on('notification', (message) => this.wake(message.channel, message.payload ?? ''));
       client.on('error', (error) => this.lost(client, error));
       client.on('end', () => this.lost(client, new Error('connection ended')));
       try {
@@ -71,7 +72,7 @@ export class NotificationListener {
         if (this.closed) return;
         this.connect().then(
           () => {
-            for (const channel of this.handlers.keys()) this.wake(channel);
+            for (const channel of this.handlers.keys()) this.wake(channel, '');
           },
           () => retry(Math.min(delay * 2, 5_000)),
         );
@@ -80,7 +81,7 @@ export class NotificationListener {
     retry(100);
   }
 
-  private wake(channel: string): void {
-    for (const wake of this.handlers.get(channel) ?? []) wake();
+  private wake(channel: string, payload: string): void {
+    for (const wake of this.handlers.get(channel) ?? []) wake(payload);
   }
 }

@@ -1,0 +1,161 @@
+import type { NotificationListener } from '../../../platform/events/index.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { BackgroundWorker } from '../../../platform/subgraph.js';
+import { parseTemplate, renderTemplate, type EventVariables } from '../automation/payload-template.js';
+import type { AutomationsConfig } from '../config.js';
+import { credentialVariables, redact, type SecretService, type WebhookCredentials } from '../secret/secret.service.js';
+import { DELIVERIES_CHANNEL, DELIVERY_UPDATES_CHANNEL, type AutomationsStore, type DeliveryRow, type WebhookRow } from '../store.js';
+import { judge, nextDelayMs } from './retry-policy.js';
+import { signedHeaders } from './signed-request.js';
+import type { WebhookClient } from './webhook-client.js';
+
+/** Longest sleep without a wake-up: a safety net, not the delivery mechanism (NOTIFY and due times are). */
+const MAX_IDLE_MS = 30_000;
+
+/**
+ * Sends due deliveries. Any number of workers, in any number of processes, share the deliveries table: each
+ * leases rows with `FOR UPDATE SKIP LOCKED` (store.claimDue), sends up to `concurrency` at once, and records each
+ * attempt. It wakes on NOTIFY (new or redelivered deliveries), when a retry falls due, or when a lease expires.
+ * `stop()` stops claiming and waits for the requests in flight (at most the request timeout).
+ */
+export class DeliveryWorker implements BackgroundWorker {
+  readonly name = 'delivery-worker';
+  private stopped = false;
+  private generation = 0;
+  private wakeUp: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private loop: Promise<void> | undefined;
+  private unlisten: (() => void) | undefined;
+
+  constructor(
+    private readonly store: AutomationsStore,
+    private readonly secrets: SecretService,
+    private readonly client: WebhookClient,
+    private readonly listener: NotificationListener,
+    private readonly config: AutomationsConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.listener.listen(DELIVERIES_CHANNEL, () => this.wake());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unlisten?.();
+    this.wake();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private wake(): void {
+    this.generation += 1;
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const seen = this.generation;
+      let sleepMs = MAX_IDLE_MS;
+      try {
+        const free = this.config.concurrency - this.inFlight.size;
+        if (free > 0) {
+          const claimed = await this.store.claimDue(free, this.config.timeoutMs + 5_000);
+          this.dispatch(claimed);
+          if (claimed.length === free) continue;
+          const due = await this.store.nextDueAt();
+          if (due) sleepMs = Math.max(0, Math.min(MAX_IDLE_MS, due.getTime() - Date.now() + 5));
+        }
+      } catch (error) {
+        if (this.stopped) return;
+        this.logger.error({ err: error }, 'delivery worker could not claim deliveries');
+        sleepMs = 1_000;
+      }
+      if (sleepMs > 0 && this.generation === seen && !this.stopped) await this.sleep(sleepMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    }).then(() => {
+      this.wakeUp = undefined;
+    });
+  }
+
+  private dispatch(deliveries: DeliveryRow[]): void {
+    // Deliveries claimed together often share a webhook: load it and open its secrets once.
+    const webhooks = new Map<string, Promise<{ webhook: WebhookRow; credentials: WebhookCredentials } | null>>();
+    for (const delivery of deliveries) {
+      let target = webhooks.get(delivery.webhook_id);
+      if (!target) {
+        target = this.store.webhook(delivery.webhook_id).then(async (webhook) => (webhook ? { webhook, credentials: await this.secrets.credentialsFor(webhook) } : null));
+        webhooks.set(delivery.webhook_id, target);
+      }
+      const task: Promise<void> = this.attempt(delivery, target)
+        .catch((error) => this.logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt could not be recorded'))
+        .finally(() => {
+          this.inFlight.delete(task);
+          this.wake();
+        });
+      this.inFlight.add(task);
+    }
+  }
+
+  private async attempt(delivery: DeliveryRow, target: Promise<{ webhook: WebhookRow; credentials: WebhookCredentials } | null>): Promise<void> {
+    const startedAt = new Date();
+    const resolved = await target;
+    if (!resolved) return this.record(delivery, startedAt, { kind: 'failed', reason: 'webhook no longer exists' }, null, null, {});
+    const { webhook, credentials } = resolved;
+    if (webhook.disabled_at) {
+      return this.record(delivery, startedAt, { kind: 'failed', reason: `webhook is disabled (${webhook.disabled_reason ?? 'by an admin'})` }, null, null, credentials);
+    }
+    const secretValues = credentialVariables(credentials);
+    const body = renderTemplate(parseTemplate(delivery.payload_template, new Set(Object.keys(secretValues))), delivery.variables as EventVariables, secretValues);
+    const headers = signedHeaders(body, credentials, { id: delivery.id, eventType: delivery.event_type });
+    const outcome = await this.client.post(webhook.endpoint_url, headers, body);
+    const verdict = judge(outcome);
+    const status = outcome.kind === 'response' ? outcome.response.status : null;
+    const responseBody = outcome.kind === 'response' ? outcome.response.body : null;
+    await this.record(delivery, startedAt, verdict, status, responseBody, credentials);
+  }
+
+  private async record(
+    delivery: DeliveryRow,
+    startedAt: Date,
+    verdict: ReturnType<typeof judge>,
+    status: number | null,
+    responseBody: string | null,
+    credentials: WebhookCredentials,
+  ): Promise<void> {
+    const attempt = delivery.attempts;
+    const error = verdict.kind === 'succeeded' ? null : redact(verdict.reason, credentials);
+    const exhausted = attempt >= delivery.attempt_limit;
+    const outcome =
+      verdict.kind === 'succeeded'
+        ? ({ status: 'SUCCEEDED' } as const)
+        : verdict.kind === 'retry' && !exhausted
+          ? ({ status: 'PENDING', nextAttemptAt: new Date(Date.now() + nextDelayMs(attempt, verdict, this.config.retryBaseMs, this.config.retryMaxMs)) } as const)
+          : ({ status: 'FAILED' } as const);
+    await this.store.transaction(async (store) => {
+      await store.insertAttempt({
+        delivery_id: delivery.id,
+        attempt,
+        started_at: startedAt,
+        finished_at: new Date(),
+        response_status: status,
+        response_body: redact(responseBody, credentials),
+        error,
+      });
+      const mine = await store.finishAttempt(delivery.id, attempt, { ...outcome, lastStatus: status, lastError: error });
+      if (mine && verdict.kind === 'failed' && verdict.disableWebhook) await store.setWebhookDisabled(delivery.webhook_id, 'receiver answered 410 Gone');
+      await store.notify(DELIVERY_UPDATES_CHANNEL, delivery.id);
+    });
+  }
+}
