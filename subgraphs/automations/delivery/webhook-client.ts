@@ -1,5 +1,5 @@
 import dns from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import net, { type LookupFunction } from 'node:net';
 import { Agent, buildConnector, errors, request } from 'undici';
 import { AddressGuard } from './address-guard.js';
 
@@ -45,9 +45,14 @@ export class WebhookClient {
     };
     const connectBase = buildConnector({ timeout: options.timeoutMs, lookup } as buildConnector.BuildOptions);
     const connect: buildConnector.connector = (connectOptions, callback) => {
+      // Literal IP hosts skip lookup: refuse them before connecting.
+      const literal = connectOptions.hostname.replace(/^\[|\]$/g, '');
+      if (net.isIP(literal) && !guard.allows(literal)) {
+        return callback(new AddressRefusedError(`connecting to ${literal} is not allowed`), null);
+      }
       connectBase(connectOptions, (error, socket) => {
         if (error) return callback(error, null);
-        // Literal IP hosts skip lookup: check the connected peer too.
+        // And check the peer actually connected to, whatever resolved it.
         const address = socket!.remoteAddress;
         if (!address || !guard.allows(address)) {
           socket!.destroy();
