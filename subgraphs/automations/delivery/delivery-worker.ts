@@ -61,7 +61,8 @@ export class DeliveryWorker implements BackgroundWorker {
       try {
         const free = this.config.concurrency - this.inFlight.size;
         if (free > 0) {
-          const claimed = await this.store.claimDue(free, this.config.timeoutMs + 5_000);
+          // The lease outlives one attempt (request timeout) with a margin; then a crashed worker's rows are due again.
+          const claimed = await this.store.claimDue(free, this.config.timeoutMs + Math.min(5_000, this.config.timeoutMs));
           this.dispatch(claimed);
           if (claimed.length === free) continue;
           const due = await this.store.nextDueAt();

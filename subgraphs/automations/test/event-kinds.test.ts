@@ -191,7 +191,7 @@ describe('automation configuration', () => {
         input: { entity: 'trellis', scopeKind: 'PROJECT', scopeName: 'default', name: `bad-${Math.random()}`, webhookId, payload: '{}', event: { type: 'CREATE_ARTIFACT' }, ...input },
       });
       expect(body.errors?.[0].extensions.code).toBe('VALIDATION_FAILED');
-      return body.errors[0].message as string;
+      return body.errors![0].message as string;
     };
     expect(await attempt({ event: { type: 'ADD_ARTIFACT_ALIAS', aliasRegex: '([a-z' } })).toMatch(/Invalid regular expression/);
     expect(await attempt({ event: { type: 'ADD_ARTIFACT_ALIAS' } })).toMatch(/needs an alias regular expression/);
