@@ -52,7 +52,7 @@ export class PlatformEventStream {
     if (!position) throw new Error(`invalid event cursor "${after}"`);
     const { rows } = await sql<{
       id: number;
-      tx_id: string;
+      tx: string;
       type: string;
       entity: string;
       project: string | null;
@@ -62,18 +62,19 @@ export class PlatformEventStream {
       created_at: Date;
       settled: boolean;
     }>`
-      select id, tx_id::text as tx_id, type, entity, project, registry, author, payload, created_at,
-             tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
-      from ${sql.table(`${EVENTS_SCHEMA}.events`)}
-      where (tx_id, id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
-      order by tx_id, id
+      select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at,
+             e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
+      from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
+      where (e.tx_id, e.id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
+      -- the xid8 column, never its text rendering ("1002" sorts before "986" as text)
+      order by e.tx_id, e.id
       limit ${limit}`.execute(this.root);
     const events: PlatformEvent[] = [];
     for (const row of rows) {
       if (!row.settled) return { events, heldBack: true };
       events.push({
         id: Number(row.id),
-        cursor: formatCursor(row.tx_id, row.id),
+        cursor: formatCursor(row.tx, row.id),
         type: row.type,
         entity: row.entity,
         project: row.project,
@@ -88,12 +89,12 @@ export class PlatformEventStream {
 
   /** The cursor after the newest event committed so far (for subscribers that want only new events). */
   async latestCursor(): Promise<string> {
-    const { rows } = await sql<{ tx_id: string | null; id: number | null }>`
-      select tx_id::text as tx_id, id from ${sql.table(`${EVENTS_SCHEMA}.events`)}
-      where tx_id < pg_snapshot_xmin(pg_current_snapshot())
-      order by tx_id desc, id desc limit 1`.execute(this.root);
+    const { rows } = await sql<{ tx: string | null; id: number | null }>`
+      select e.tx_id::text as tx, e.id from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
+      where e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by e.tx_id desc, e.id desc limit 1`.execute(this.root);
     const row = rows[0];
-    return row?.tx_id ? formatCursor(row.tx_id, row.id!) : '0.0';
+    return row?.tx ? formatCursor(row.tx, row.id!) : '0.0';
   }
 
   /**

@@ -97,6 +97,29 @@ describe('platform event stream', () => {
     await resumed.return?.();
   });
 
+  it('orders by transaction id numerically (a text order would put "10" before "9")', async () => {
+    const fresh = await createTestDatabase();
+    const other = connectDatabase(fresh, { max: 2 });
+    try {
+      await migrateEvents(other.root);
+      // Transaction ids far below the server's current ones, so every row counts as settled.
+      for (const [txId, n] of [[9, 1], [10, 2], [3, 0]] as const) {
+        await other.root
+          .insertInto('platform_events.events')
+          .values({ tx_id: String(txId), type: 'TEST', entity: 'team', author: 'me', payload: JSON.stringify({ n }) })
+          .execute();
+      }
+      const reader = new PlatformEventStream(other.root, fresh, createLogger({ level: 'silent' }));
+      const page = await reader.read(START_CURSOR);
+      expect(page.events.map((e) => [e.cursor.split('.')[0], e.payload.n])).toEqual([['3', 0], ['9', 1], ['10', 2]]);
+      expect((await reader.read(page.events[1]!.cursor)).events.map((e) => e.payload.n)).toEqual([2]);
+      expect(await reader.latestCursor()).toBe(page.events[2]!.cursor);
+      await reader.close();
+    } finally {
+      await other.close();
+    }
+  });
+
   it('loses nothing when many writers commit concurrently while a subscriber follows', async () => {
     const start = await stream.latestCursor();
     const iterator = stream.subscribe(start);
