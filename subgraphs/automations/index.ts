@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
@@ -32,7 +33,16 @@ export const automationsSubgraph = defineSubgraph<AutomationsServices>({
   createServices: async ({ store, db, config: platformConfig, logger }) => {
     await migrateEvents(db.root);
     const config = loadAutomationsConfig(platformConfig);
-    const automationsStore = new AutomationsStore(store as Kysely<AutomationsDatabase>);
+    // The engine's and workers' bookkeeping commits without waiting for the WAL flush (see relaxedTransaction).
+    const relaxedPool = new pg.Pool({
+      connectionString: String(db.pool.options.connectionString),
+      max: Math.max(4, Math.ceil(platformConfig.databasePoolSize / 2)),
+      application_name: 'trellis-automations-workers',
+      options: '-c synchronous_commit=off',
+    });
+    relaxedPool.on('error', () => undefined);
+    const relaxed = new Kysely<AutomationsDatabase>({ dialect: new PostgresDialect({ pool: relaxedPool }) }).withSchema('automations');
+    const automationsStore = new AutomationsStore(store as Kysely<AutomationsDatabase>, relaxed);
     const secrets = new SecretService(automationsStore, await SecretBox.load(config.secretKey, config.dataDir));
     const client = new WebhookClient({ allowCidrs: config.allowCidrs, timeoutMs: config.timeoutMs, bodyLimit: config.responseBodyLimit });
     const connectionString = String(db.pool.options.connectionString);
@@ -46,6 +56,8 @@ export const automationsSubgraph = defineSubgraph<AutomationsServices>({
       events: new PlatformEventStream(db.root, connectionString, logger),
       listener: new NotificationListener(connectionString, logger),
       client,
+      connectionString,
+      close: () => relaxed.destroy(),
     };
   },
   // The engine turns events into deliveries; delivery workers send them. Both can run in several processes.
@@ -58,6 +70,7 @@ export const automationsSubgraph = defineSubgraph<AutomationsServices>({
     await services.events.close();
     await services.listener.close();
     await services.client.close();
+    await services.close();
   },
   references: () => ({ Team: passThroughReference }),
 });

@@ -20,4 +20,8 @@ export interface AutomationsServices {
   /** This process's LISTEN connection (delivery wake-ups, delivery updates). */
   listener: NotificationListener;
   client: WebhookClient;
+  /** The database, for components that need a dedicated connection (engine leadership). */
+  connectionString: string;
+  /** Releases the subgraph's own connections. */
+  close(): Promise<void>;
 }

@@ -15,6 +15,19 @@ export type AutomationRow = Selectable<AutomationsTable>;
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
 
+export type NewDelivery = Omit<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'lease_until' | 'last_status' | 'last_error' | 'created_at' | 'finished_at' | 'variables'> & {
+  variables: Record<string, unknown>;
+};
+
+export interface AttemptOutcome {
+  id: string;
+  attempt: number;
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}
+
 /** NOTIFY channel: deliveries became due (new, or redelivered). */
 export const DELIVERIES_CHANNEL = 'trellis_deliveries_due';
 /** NOTIFY channel: a delivery's state changed; the payload is its id (for dashboard subscriptions). */
@@ -25,10 +38,31 @@ const DELIVERIES = sql.table('automations.deliveries');
 
 /** Kysely queries of the automations schema; constructed over the subgraph handle or a transaction. */
 export class AutomationsStore {
-  constructor(readonly db: Kysely<AutomationsDatabase>) {}
+  /**
+   * `relaxed` runs on connections with `synchronous_commit = off` (see relaxedTransaction); by default the same
+   * handle as `db`, which then sets it per transaction.
+   */
+  constructor(
+    readonly db: Kysely<AutomationsDatabase>,
+    private readonly relaxed?: Kysely<AutomationsDatabase>,
+  ) {}
 
   transaction<T>(work: (store: AutomationsStore) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work(new AutomationsStore(trx)));
+    return this.db.transaction().execute((trx) => work(new AutomationsStore(trx, this.relaxed)));
+  }
+
+  /**
+   * A transaction whose commit does not wait for the WAL flush (`synchronous_commit = off`). Only for work that is
+   * re-derived if a PostgreSQL crash loses it: the engine's deliveries and cursor (re-created from the durable
+   * event outbox, with the same deterministic delivery ids) and delivery bookkeeping (a lost "succeeded" means
+   * one more send of the same delivery id — at-least-once either way). Cuts an fsync per event and per attempt.
+   */
+  relaxedTransaction<T>(work: (store: AutomationsStore) => Promise<T>): Promise<T> {
+    if (this.relaxed) return this.relaxed.transaction().execute((trx) => work(new AutomationsStore(trx, this.relaxed)));
+    return this.db.transaction().execute(async (trx) => {
+      await sql`set local synchronous_commit = off`.execute(trx);
+      return work(new AutomationsStore(trx));
+    });
   }
 
   async countWebhooks(team: string): Promise<number> {
@@ -146,15 +180,18 @@ export class AutomationsStore {
   }
 
   /** Enabled automations whose scope holds the change and whose event kind is one of `eventTypes`. */
+  /** Enabled automations whose scope holds the change, whose kind is one of `eventTypes`, and whose webhook is enabled. */
   watching(team: string, scopeKind: ScopeKind, scopeName: string, eventTypes: string[]): Promise<AutomationRow[]> {
     return this.db
       .selectFrom('automations')
-      .selectAll()
-      .where('team', '=', team)
-      .where('scope_kind', '=', scopeKind)
-      .where('scope_name', '=', scopeName)
-      .where('event_type', 'in', eventTypes)
-      .where('enabled', '=', true)
+      .innerJoin('webhooks', 'webhooks.id', 'automations.webhook_id')
+      .selectAll('automations')
+      .where('automations.team', '=', team)
+      .where('automations.scope_kind', '=', scopeKind)
+      .where('automations.scope_name', '=', scopeName)
+      .where('automations.event_type', 'in', eventTypes)
+      .where('automations.enabled', '=', true)
+      .where('webhooks.disabled_at', 'is', null)
       .execute();
   }
 
@@ -219,13 +256,15 @@ export class AutomationsStore {
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
-  async insertDelivery(values: Omit<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'lease_until' | 'last_status' | 'last_error' | 'created_at' | 'finished_at' | 'variables'> & { variables: Record<string, unknown> }): Promise<boolean> {
+  /** Inserts deliveries, skipping any that already exist for their (automation, event); returns how many were new. */
+  async insertDeliveries(rows: NewDelivery[]): Promise<number> {
+    if (!rows.length) return 0;
     const result = await this.db
       .insertInto('deliveries')
-      .values({ ...values, variables: JSON.stringify(values.variables) })
+      .values(rows.map((row) => ({ ...row, variables: JSON.stringify(row.variables) })))
       .onConflict((oc) => oc.columns(['automation_id', 'event_id']).doNothing())
       .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    return Number(result.numInsertedOrUpdatedRows ?? 0);
   }
 
   async notify(channel: string, payload = ''): Promise<void> {
@@ -260,6 +299,12 @@ export class AutomationsStore {
    * at claim time, so a delivery that keeps crashing its worker still runs out of attempts.
    */
   claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]> {
+    // One statement: on the relaxed connections it needs no transaction of its own.
+    if (this.relaxed) return new AutomationsStore(this.relaxed).claimDueIn(limit, leaseMs);
+    return this.relaxedTransaction((store) => store.claimDueIn(limit, leaseMs));
+  }
+
+  private claimDueIn(limit: number, leaseMs: number): Promise<DeliveryRow[]> {
     return sql<DeliveryRow>`
       update ${DELIVERIES} set attempts = attempts + 1, lease_until = now() + ${leaseMs} * interval '1 millisecond'
       where id in (
@@ -281,31 +326,35 @@ export class AutomationsStore {
     return row.rows[0]?.due ?? undefined;
   }
 
-  async insertAttempt(row: AttemptRow): Promise<void> {
-    await this.db.insertInto('delivery_attempts').values(row).onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing()).execute();
+  async insertAttempts(rows: AttemptRow[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db.insertInto('delivery_attempts').values(rows).onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing()).execute();
   }
 
-  /** Records the outcome of attempt `attempt`; ignored when another worker has since claimed the delivery. */
-  async finishAttempt(
-    id: string,
-    attempt: number,
-    outcome: { status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; nextAttemptAt?: Date; lastStatus: number | null; lastError: string | null },
-  ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('deliveries')
-      .set({
-        status: outcome.status,
-        lease_until: null,
-        last_status: outcome.lastStatus,
-        last_error: outcome.lastError,
-        ...(outcome.nextAttemptAt ? { next_attempt_at: outcome.nextAttemptAt } : {}),
-        ...(outcome.status !== 'PENDING' ? { finished_at: new Date() } : {}),
-      })
-      .where('id', '=', id)
-      .where('attempts', '=', attempt)
-      .where('status', '=', 'PENDING')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  /**
+   * Records the outcome of many attempts in one statement; each applies only while its worker still holds the
+   * delivery (same attempt number, still pending). Returns the ids (and webhooks) that were updated.
+   */
+  async finishAttempts(outcomes: AttemptOutcome[]): Promise<{ id: string; webhook_id: string }[]> {
+    if (!outcomes.length) return [];
+    const { rows } = await sql<{ id: string; webhook_id: string }>`
+      update ${DELIVERIES} as d set
+        status = v.status,
+        lease_until = null,
+        last_status = v.last_status,
+        last_error = v.last_error,
+        next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at),
+        finished_at = case when v.status = 'PENDING' then null else now() end
+      from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
+        as v(id uuid, attempt int, status text, last_status int, last_error text, next_attempt_at timestamptz)
+      where d.id = v.id and d.attempts = v.attempt and d.status = 'PENDING'
+      returning d.id, d.webhook_id`.execute(this.db);
+    return rows;
+  }
+
+  async notifyEach(channel: string, payloads: string[]): Promise<void> {
+    if (!payloads.length) return;
+    await sql`select pg_notify(${channel}, payload) from unnest(${payloads}::text[]) as payload`.execute(this.db);
   }
 
   /** Makes a finished delivery pending again, keeping its id (and so its receivers' de-duplication key). */

@@ -4,7 +4,15 @@ import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import { parseTemplate, renderTemplate, type EventVariables } from '../automation/payload-template.js';
 import type { AutomationsConfig } from '../config.js';
 import { credentialVariables, redact, type SecretService, type WebhookCredentials } from '../secret/secret.service.js';
-import { DELIVERIES_CHANNEL, DELIVERY_UPDATES_CHANNEL, type AutomationsStore, type DeliveryRow, type WebhookRow } from '../store.js';
+import {
+  DELIVERIES_CHANNEL,
+  DELIVERY_UPDATES_CHANNEL,
+  type AttemptOutcome,
+  type AttemptRow,
+  type AutomationsStore,
+  type DeliveryRow,
+  type WebhookRow,
+} from '../store.js';
 import { judge, nextDelayMs } from './retry-policy.js';
 import { signedHeaders } from './signed-request.js';
 import type { WebhookClient } from './webhook-client.js';
@@ -127,7 +135,11 @@ export class DeliveryWorker implements BackgroundWorker {
     await this.record(delivery, startedAt, verdict, status, responseBody, credentials);
   }
 
-  private async record(
+  /**
+   * Queues the outcome of one attempt; outcomes are written in batches (one transaction per batch), so a busy
+   * worker does not pay a commit per delivery. The attempt's task settles when its batch is written.
+   */
+  private record(
     delivery: DeliveryRow,
     startedAt: Date,
     verdict: ReturnType<typeof judge>,
@@ -138,25 +150,66 @@ export class DeliveryWorker implements BackgroundWorker {
     const attempt = delivery.attempts;
     const error = verdict.kind === 'succeeded' ? null : redact(verdict.reason, credentials);
     const exhausted = attempt >= delivery.attempt_limit;
-    const outcome =
-      verdict.kind === 'succeeded'
-        ? ({ status: 'SUCCEEDED' } as const)
-        : verdict.kind === 'retry' && !exhausted
-          ? ({ status: 'PENDING', nextAttemptAt: new Date(Date.now() + nextDelayMs(attempt, verdict, this.config.retryBaseMs, this.config.retryMaxMs)) } as const)
-          : ({ status: 'FAILED' } as const);
-    await this.store.transaction(async (store) => {
-      await store.insertAttempt({
-        delivery_id: delivery.id,
-        attempt,
-        started_at: startedAt,
-        finished_at: new Date(),
-        response_status: status,
-        response_body: redact(responseBody, credentials),
-        error,
-      });
-      const mine = await store.finishAttempt(delivery.id, attempt, { ...outcome, lastStatus: status, lastError: error });
-      if (mine && verdict.kind === 'failed' && verdict.disableWebhook) await store.setWebhookDisabled(delivery.webhook_id, 'receiver answered 410 Gone');
-      await store.notify(DELIVERY_UPDATES_CHANNEL, delivery.id);
+    const retry = verdict.kind === 'retry' && !exhausted;
+    const outcome: AttemptOutcome = {
+      id: delivery.id,
+      attempt,
+      status: verdict.kind === 'succeeded' ? 'SUCCEEDED' : retry ? 'PENDING' : 'FAILED',
+      last_status: status,
+      last_error: error,
+      next_attempt_at: retry
+        ? new Date(Date.now() + nextDelayMs(attempt, verdict as { retryAfterMs?: number }, this.config.retryBaseMs, this.config.retryMaxMs)).toISOString()
+        : null,
+    };
+    const row: AttemptRow = {
+      delivery_id: delivery.id,
+      attempt,
+      started_at: startedAt,
+      finished_at: new Date(),
+      response_status: status,
+      response_body: redact(responseBody, credentials),
+      error,
+    };
+    return new Promise((resolve, reject) => {
+      this.pending.push({ outcome, row, disableWebhook: verdict.kind === 'failed' && verdict.disableWebhook === true, resolve, reject });
+      this.flushSoon();
     });
   }
+
+  private readonly pending: PendingRecord[] = [];
+  private flushing: Promise<void> | undefined;
+
+  private flushSoon(): void {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      // Let the other attempts that finished in this turn of the event loop join the batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.pending.length) {
+        const batch = this.pending.splice(0, 500);
+        try {
+          await this.store.relaxedTransaction(async (store) => {
+            await store.insertAttempts(batch.map((entry) => entry.row));
+            const updated = await store.finishAttempts(batch.map((entry) => entry.outcome));
+            const mine = new Set(updated.map((row) => row.id));
+            for (const entry of batch) {
+              if (entry.disableWebhook && mine.has(entry.outcome.id)) await store.setWebhookDisabled(updated.find((row) => row.id === entry.outcome.id)!.webhook_id, 'receiver answered 410 Gone');
+            }
+            await store.notifyEach(DELIVERY_UPDATES_CHANNEL, [...mine]);
+          });
+          for (const entry of batch) entry.resolve();
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+      this.flushing = undefined;
+    })();
+  }
+}
+
+interface PendingRecord {
+  outcome: AttemptOutcome;
+  row: AttemptRow;
+  disableWebhook: boolean;
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
