@@ -1,7 +1,7 @@
 import type { NotificationListener } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
-import { parseTemplate, renderTemplate, type EventVariables } from '../automation/payload-template.js';
+import { parseTemplate, renderTemplate, type EventVariables, type ParsedTemplate } from '../automation/payload-template.js';
 import type { AutomationsConfig } from '../config.js';
 import { credentialVariables, redact, type SecretService, type WebhookCredentials } from '../secret/secret.service.js';
 import {
@@ -55,6 +55,7 @@ export class DeliveryWorker implements BackgroundWorker {
     this.wake();
     await this.loop;
     await Promise.all(this.inFlight);
+    while (this.flushing) await this.flushing;
   }
 
   private wake(): void {
@@ -126,7 +127,7 @@ export class DeliveryWorker implements BackgroundWorker {
       return this.record(delivery, startedAt, { kind: 'failed', reason: `webhook is disabled (${webhook.disabled_reason ?? 'by an admin'})` }, null, null, credentials);
     }
     const secretValues = credentialVariables(credentials);
-    const body = renderTemplate(parseTemplate(delivery.payload_template, new Set(Object.keys(secretValues))), delivery.variables as EventVariables, secretValues);
+    const body = renderTemplate(this.parsed(delivery.payload_template, Object.keys(secretValues)), delivery.variables as EventVariables, secretValues);
     const headers = signedHeaders(body, credentials, { id: delivery.id, eventType: delivery.event_type });
     const outcome = await this.client.post(webhook.endpoint_url, headers, body);
     const verdict = judge(outcome);
@@ -137,7 +138,7 @@ export class DeliveryWorker implements BackgroundWorker {
 
   /**
    * Queues the outcome of one attempt; outcomes are written in batches (one transaction per batch), so a busy
-   * worker does not pay a commit per delivery. The attempt's task settles when its batch is written.
+   * worker does not pay a commit per delivery.
    */
   private record(
     delivery: DeliveryRow,
@@ -170,13 +171,26 @@ export class DeliveryWorker implements BackgroundWorker {
       response_body: redact(responseBody, credentials),
       error,
     };
-    return new Promise((resolve, reject) => {
-      this.pending.push({ outcome, row, disableWebhook: verdict.kind === 'failed' && verdict.disableWebhook === true, resolve, reject });
-      this.flushSoon();
-    });
+    // The slot is free as soon as the request is done; the outcome is written with the next batch.
+    this.pending.push({ outcome, row, disableWebhook: verdict.kind === 'failed' && verdict.disableWebhook === true });
+    this.flushSoon();
+    return Promise.resolve();
   }
 
   private readonly pending: PendingRecord[] = [];
+  private readonly templates = new Map<string, ParsedTemplate>();
+
+  /** Parsed templates, per template text and secret names (a few automations send most deliveries). */
+  private parsed(template: string, secretNames: string[]): ParsedTemplate {
+    const key = `${secretNames.join(',')}\u0000${template}`;
+    let parsed = this.templates.get(key);
+    if (!parsed) {
+      if (this.templates.size >= 1000) this.templates.clear();
+      parsed = parseTemplate(template, new Set(secretNames));
+      this.templates.set(key, parsed);
+    }
+    return parsed;
+  }
   private flushing: Promise<void> | undefined;
 
   private flushSoon(): void {
@@ -196,9 +210,9 @@ export class DeliveryWorker implements BackgroundWorker {
             }
             await store.notifyEach(DELIVERY_UPDATES_CHANNEL, [...mine]);
           });
-          for (const entry of batch) entry.resolve();
         } catch (error) {
-          for (const entry of batch) entry.reject(error);
+          // The leases expire and the deliveries are sent again (same ids): at-least-once holds.
+          this.logger.error({ err: error, deliveries: batch.length }, 'could not record delivery attempts');
         }
       }
       this.flushing = undefined;
@@ -210,6 +224,4 @@ interface PendingRecord {
   outcome: AttemptOutcome;
   row: AttemptRow;
   disableWebhook: boolean;
-  resolve: () => void;
-  reject: (error: unknown) => void;
 }
