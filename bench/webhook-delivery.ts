@@ -48,8 +48,9 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 /** Loopback receiver: records when each body's sequence number arrived. */
 class Receiver {
   readonly arrivals = new Map<string, number>();
+  /** Requests per sequence-number prefix ("w1-tp", "w2-lat", ...), duplicates included. */
+  readonly perPrefix = new Map<string, number>();
   count = 0;
-  private waiter: { target: number; resolve: () => void } | undefined;
   readonly server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,8 +58,10 @@ class Receiver {
       const now = performance.now();
       const seq = /"seq":"([^"]*)"/.exec(Buffer.concat(chunks).toString())?.[1] ?? '';
       if (!this.arrivals.has(seq)) this.arrivals.set(seq, now);
+      const prefix = seq.split('-').slice(0, 2).join('-');
+      this.perPrefix.set(prefix, (this.perPrefix.get(prefix) ?? 0) + 1);
       this.count += 1;
-      if (this.waiter && this.count >= this.waiter.target) this.waiter.resolve();
+      this.check?.();
       res.writeHead(200).end('ok');
     });
   });
@@ -67,11 +70,21 @@ class Receiver {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
   }
-  until(target: number, timeoutMs = WAIT_MS): Promise<void> {
-    if (this.count >= target) return Promise.resolve();
+  private check: (() => void) | undefined;
+  /** Resolves when `done()` holds (checked on every request), or rejects after the time limit. */
+  until(done: () => boolean, describe: () => string, timeoutMs = WAIT_MS): Promise<void> {
+    if (done()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`receiver got ${this.count} of ${target}`)), timeoutMs);
-      this.waiter = { target, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        this.check = undefined;
+        reject(new Error(`receiver: ${describe()}`));
+      }, timeoutMs);
+      this.check = () => {
+        if (!done()) return;
+        this.check = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
     });
   }
 }
@@ -185,7 +198,7 @@ async function main() {
   }
   await listener.end();
 
-  const results: Record<string, { latency: Stats; rate: number }> = {};
+  const results: Record<string, { latency: Stats; rate: number; duplicates: number }> = {};
   for (const workers of [1, 2]) {
     const children: ChildProcess[] = [];
     for (let i = 0; i < workers; i++) children.push(await startWorker(databaseUrl, tmp));
@@ -193,15 +206,14 @@ async function main() {
 
     // Latency: paced single events, one automation each; commit time → arrival time (same clock).
     const committedAt = new Map<string, number>();
-    let expected = receiver.count;
     for (let i = 0; i < LATENCY_EVENTS; i++) {
       const seq = `w${workers}-lat-${i}`;
       await publish(seq, 'lat');
       committedAt.set(seq, performance.now());
-      expected += 1;
       await new Promise((resolve) => setTimeout(resolve, LATENCY_INTERVAL_MS));
     }
-    await receiver.until(expected).catch(async (error) => {
+    const allArrived = () => [...committedAt.keys()].every((seq) => receiver.arrivals.has(seq));
+    await receiver.until(allArrived, () => `${[...committedAt.keys()].filter((seq) => !receiver.arrivals.has(seq)).length} latency events missing`).catch(async (error) => {
       const pending = await db.root.selectFrom('automations.deliveries').select(['status', 'attempts', 'last_error', 'next_attempt_at', 'lease_until']).where('status', '!=', 'SUCCEEDED').execute();
       const cursor = await db.root.selectFrom('automations.engine_cursors').selectAll().execute();
       const events = await db.root.selectFrom('platform_events.events').select(['id', 'tx_id']).orderBy('id', 'desc').limit(3).execute();
@@ -219,7 +231,6 @@ async function main() {
     if (latencies.length < committedAt.size) process.stderr.write(`warning: ${committedAt.size - latencies.length} latency events not received\n`);
 
     // Throughput: a burst of events, each fanning out to FANOUT automations.
-    const before = receiver.count;
     const started = performance.now();
     const writers = 4;
     await Promise.all(
@@ -227,9 +238,13 @@ async function main() {
         for (let i = w; i < THROUGHPUT_EVENTS; i += writers) await publish(`w${workers}-tp-${i}`, 'tp');
       }),
     );
-    await receiver.until(before + THROUGHPUT_EVENTS * FANOUT);
+    const prefix = `w${workers}-tp`;
+    const total = THROUGHPUT_EVENTS * FANOUT;
+    await receiver.until(() => (receiver.perPrefix.get(prefix) ?? 0) >= total, () => `${receiver.perPrefix.get(prefix) ?? 0} of ${total} deliveries`);
     const rate = (THROUGHPUT_EVENTS * FANOUT) / ((performance.now() - started) / 1000);
-    results[workers] = { latency: stats(latencies), rate };
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const duplicates = (receiver.perPrefix.get(prefix) ?? 0) - total + (receiver.perPrefix.get(`w${workers}-lat`) ?? 0) - LATENCY_EVENTS;
+    results[workers] = { latency: stats(latencies), rate, duplicates };
     if (process.env.BENCH_DIAG) {
       const { rows } = await sql<Record<string, number>>`
         select percentile_cont(0.5) within group (order by extract(epoch from d.created_at - e.created_at) * 1000) as engine_lag_ms,
@@ -260,6 +275,7 @@ async function main() {
     `| baseline: raw loopback HTTP POSTs, 128 concurrent | ${rawRate.toFixed(0)} | 1.00 |`,
     ...[1, 2].map((w) => `| signed deliveries (${THROUGHPUT_EVENTS} events × ${FANOUT} automations), ${w} worker process${w > 1 ? 'es' : ''} | ${results[w]!.rate.toFixed(0)} | ${(results[w]!.rate / rawRate).toFixed(2)} |`),
     '',
+    `Duplicate sends (same delivery id, at-least-once): 1 worker ${results[1]!.duplicates}, 2 workers ${results[2]!.duplicates}`,
     `Latency ratio to raw HTTP p50: 1 worker ${(results[1]!.latency.p50 / raw.p50).toFixed(1)}×, 2 workers ${(results[2]!.latency.p50 / raw.p50).toFixed(1)}×`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
