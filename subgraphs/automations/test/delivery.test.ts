@@ -127,6 +127,20 @@ describe('webhook delivery', () => {
     receiver.responder = () => ({ status: 200, body: 'ok' });
   });
 
+  it('honours Retry-After on 429 before the next attempt', async () => {
+    receiver.responder = (request) =>
+      request.path === '/limited' && receiver.requests.filter((r) => r.path === '/limited').length === 1
+        ? { status: 429, headers: { 'retry-after': '1' } }
+        : { status: 200 };
+    const webhookId = await createWebhook(platform, { name: 'limited', endpointUrl: receiver.url('/limited') });
+    await createAutomation(platform, { name: 'limited', event: { type: 'ADD_ARTIFACT_TAG', tagRegex: '^limited$' }, webhookId, payload: '{}' });
+    await createVersion(platform, { collection: 'limited', tags: ['limited'] });
+    const [first, second] = await receiver.waitFor(2, (r) => r.path === '/limited');
+    // The backoff alone would retry after at most 30 ms here.
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(950);
+    receiver.responder = () => ({ status: 200, body: 'ok' });
+  });
+
   it('redeliver sends a finished delivery again with the same delivery id', async () => {
     const webhookId = await createWebhook(platform, { name: 'redeliver', endpointUrl: receiver.url('/again') });
     const automationId = await createAutomation(platform, { name: 'redeliver', event: { type: 'ADD_ARTIFACT_TAG', tagRegex: 'again' }, webhookId, payload: '{"n":1}' });
