@@ -19,6 +19,7 @@ let databaseUrl: string;
 let dataDir: string;
 let receiver: Receiver;
 let child: ChildProcess | undefined;
+const children: ChildProcess[] = [];
 
 async function startChild(): Promise<string> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'platform/main.ts'], {
@@ -41,6 +42,7 @@ async function startChild(): Promise<string> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = proc;
+  children.push(proc);
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`platform did not start:\n${output}`)), 60_000);
@@ -77,7 +79,7 @@ beforeAll(async () => {
   receiver.responder = () => ({ status: 200, body: 'ok', delayMs: 300 });
 });
 afterAll(async () => {
-  child?.kill('SIGKILL');
+  for (const proc of children) proc.kill('SIGKILL');
   await receiver?.close();
 });
 
@@ -129,5 +131,22 @@ describe('delivery durability', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('two platform processes on one database send every delivery exactly once between them (SKIP LOCKED, one engine leader)', async () => {
+    databaseUrl = await createTestDatabase('twoproc');
+    receiver.responder = () => ({ status: 200, body: 'ok', delayMs: 20 });
+    const first = await startChild();
+    await startChild();
+    const { createWebhook } = await gql(first, `mutation($u: String!) { createWebhook(input: {team: "trellis", name: "pair", endpointUrl: $u}) { id } }`, { u: receiver.url('/pair') });
+    await gql(first, `mutation($input: CreateAutomationInput!) { createAutomation(input: $input) { id } }`, {
+      input: { entity: 'trellis', scopeKind: 'PROJECT', scopeName: 'default', name: 'pair', event: { type: 'ADD_ARTIFACT_TAG' }, webhookId: createWebhook.id, payload: '{"tag": "${tag}"}' },
+    });
+    await gql(first, `mutation($tags: [String!]) { createArtifactVersion(input: {entity: "trellis", project: "default", collection: "d", tags: $tags}) { id } }`, { tags: TAGS });
+    await receiver.waitFor(TAGS.length, (r) => r.path === '/pair', 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const sent = receiver.requests.filter((r) => r.path === '/pair');
+    expect(sent).toHaveLength(TAGS.length);
+    expect(new Set(sent.map((r) => r.headers['x-service-delivery'])).size).toBe(TAGS.length);
   });
 });
