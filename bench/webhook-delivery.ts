@@ -108,7 +108,7 @@ function startWorker(databaseUrl: string, dataDir: string): Promise<ChildProcess
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      for (const line of chunk.toString().split('\n')) if (/"level":(40|50|60)|DBG/.test(line)) process.stderr.write(`[worker] ${line.slice(0, 600)}\n`);
+      for (const line of chunk.toString().split('\n')) if (/"level":(40|50|60)/.test(line)) process.stderr.write(`[worker] ${line.slice(0, 600)}\n`);
       if (output.includes('subgraph service listening')) resolve(child);
     };
     child.stdout!.on('data', onData);

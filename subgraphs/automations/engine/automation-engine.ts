@@ -48,10 +48,11 @@ const SUBSCRIPTION = parse(`
 
 /**
  * Turns platform events into deliveries. It consumes exactly the `Subscription.platformEvents` resolver that
- * dashboards use (graphql `subscribe()` on this subgraph's schema), from its own stored cursor. Each event is
- * handled in one transaction that locks the cursor row, inserts the deliveries and advances the cursor, so an
- * event is turned into deliveries exactly once — across restarts, and with engines running in several processes
- * (the second one finds the cursor already past the event and skips it).
+ * dashboards use (graphql `subscribe()` on this subgraph's schema), from its own stored cursor. Events that queue
+ * up while a batch is handled form the next batch; each batch is one transaction that locks the cursor row,
+ * inserts the deliveries and advances the cursor, so an event is turned into deliveries exactly once — across
+ * restarts, and even if two engines ran at once (the second finds the cursor already past the event and skips
+ * it; normally only the leader runs, see lead()).
  */
 export class AutomationEngine implements BackgroundWorker {
   readonly name = 'automation-engine';
@@ -193,11 +194,6 @@ export class AutomationEngine implements BackgroundWorker {
       notify();
       await failed;
     }
-  }
-
-  /** Creates the deliveries one event calls for (exactly once, see the class comment). */
-  handle(event: PlatformEvent): Promise<number> {
-    return this.handleBatch([event]);
   }
 
   /** One transaction for a run of events: lock the cursor, plan and insert their deliveries, advance the cursor. */
