@@ -100,6 +100,9 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         await sql`select 1`.execute(db.root);
       },
       routes: options.routes ?? ALL_ROUTES,
+      extensions: [...started.values()].flatMap((subgraph) =>
+        subgraph.httpExtensions({ authenticate: (key) => authenticator.authenticate(key) }),
+      ),
     });
     const apollo = await createGateway({
       supergraphSdl,

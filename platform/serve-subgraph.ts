@@ -4,6 +4,8 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastif
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { subgraphByName } from '../subgraphs/index.js';
+import { Authenticator } from '../subgraphs/identity/authenticator.js';
+import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import { verifyPrincipal } from './auth/internal-signature.js';
 import { ConfigError, loadConfig } from './config.js';
 import { connectDatabase } from './db/connection.js';
@@ -37,6 +39,11 @@ const apollo = new ApolloServer<GraphQLContext>({
   plugins: [fastifyApolloDrainPlugin(app)],
 });
 await apollo.start();
+// Endpoints a subgraph serves itself (e.g. automations' graphql-ws endpoint) authenticate API keys directly.
+const authenticator = new Authenticator(db.forSchema<IdentityDatabase>('identity'));
+for (const extension of subgraph.httpExtensions({ authenticate: (key) => authenticator.authenticate(key) })) {
+  await extension(app);
+}
 app.get('/healthz', async () => ({ status: 'ok', subgraph: name }));
 await app.register(fastifyApollo(apollo), {
   path: '/graphql',

@@ -3,7 +3,9 @@ import { parse, type GraphQLSchema } from 'graphql';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
+import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Principal } from './auth/principal.js';
 import type { PlatformConfig } from './config.js';
 import type { DatabaseConnection } from './db/connection.js';
 import { migrateSchema, type Migrations } from './db/migrate.js';
@@ -33,6 +35,13 @@ export interface BackgroundWorker {
   stop(): Promise<void>;
 }
 
+/** What a subgraph that serves its own HTTP endpoints (e.g. a WebSocket for subscriptions) is given. */
+export interface SubgraphHttpContext {
+  /** Resolves an API key to its principal, or null when the key is unknown or revoked. */
+  authenticate(apiKey: string): Promise<Principal | null>;
+}
+export type HttpExtension = (app: FastifyInstance) => Promise<void> | void;
+
 export type ReferenceResolver = (
   representation: Record<string, unknown>,
   context: GraphQLContext,
@@ -51,7 +60,15 @@ export interface SubgraphSpec<Services> {
   /** `__resolveReference` per entity type name. */
   references?: (services: Services) => Record<string, ReferenceResolver>;
   createServices(dependencies: SubgraphDependencies & { store: Kysely<any> }): Services | Promise<Services>;
-  workers?(services: Services, dependencies: SubgraphDependencies): BackgroundWorker[];
+  /** `schema` is the subgraph's executable schema, for workers that consume its own subscriptions. */
+  workers?(services: Services, dependencies: SubgraphDependencies & { schema: GraphQLSchema }): BackgroundWorker[];
+  /**
+   * Fastify plugins mounted on the HTTP server that serves this subgraph (the platform's main port in the
+   * one-process topology), e.g. a graphql-ws endpoint: the gateway cannot execute subscriptions.
+   */
+  httpExtensions?(subgraph: { schema: GraphQLSchema; services: Services }, http: SubgraphHttpContext): HttpExtension[];
+  /** Releases what createServices opened (dedicated connections, HTTP agents), after the workers stopped. */
+  onStop?(services: Services): Promise<void>;
   /** One-off start-up work after migrations (e.g. bootstrap data); runs in every process that starts it. */
   onStart?(services: Services, dependencies: SubgraphDependencies): Promise<void>;
 }
@@ -61,6 +78,7 @@ export interface StartedSubgraph<Services = unknown> {
   schema: GraphQLSchema;
   services: Services;
   workers: BackgroundWorker[];
+  httpExtensions(http: SubgraphHttpContext): HttpExtension[];
   stop(): Promise<void>;
 }
 
@@ -81,6 +99,8 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
       orphanedTypes: spec.orphanedTypes,
       skipCheck: true,
       validate: false,
+      // Subscriptions in Trellis use explicit `subscribe` functions; type-graphql still insists on a PubSub.
+      pubSub: unusedPubSub,
       container: {
         get: (someClass: ResolverClass<Services>) => {
           let instance = instances.get(someClass);
@@ -118,20 +138,31 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
       const services = await spec.createServices({ ...dependencies, store });
       await spec.onStart?.(services, dependencies);
       const { schema } = await build(services);
-      const workers = options.workers === false ? [] : (spec.workers?.(services, dependencies) ?? []);
+      const workers = options.workers === false ? [] : (spec.workers?.(services, { ...dependencies, schema }) ?? []);
       for (const worker of workers) await worker.start();
       return {
         name: spec.name,
         schema,
         services,
         workers,
+        httpExtensions: (http) => spec.httpExtensions?.({ schema, services }, http) ?? [],
         async stop() {
           await Promise.all(workers.map((worker) => worker.stop()));
+          await spec.onStop?.(services);
         },
       };
     },
   };
 }
+
+const unusedPubSub = {
+  publish(): never {
+    throw new Error('type-graphql PubSub is not used: give every @Subscription a `subscribe` function');
+  },
+  subscribe(): never {
+    throw new Error('type-graphql PubSub is not used: give every @Subscription a `subscribe` function');
+  },
+};
 
 /**
  * A subgraph that only adds fields to other subgraphs' entities has no root fields of its own; type-graphql still

@@ -1,18 +1,76 @@
-import type { Kysely } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import { AutomationResolver } from './automation/automation.resolver.js';
+import { AutomationService } from './automation/automation.service.js';
+import { loadAutomationsConfig } from './config.js';
 import type { AutomationsDatabase } from './db/database.js';
 import { automationsMigrations } from './db/migrations/index.js';
+import { DeliveryResolver } from './delivery/delivery.resolver.js';
+import { DeliveryService } from './delivery/delivery.service.js';
+import { DeliveryWorker } from './delivery/delivery-worker.js';
+import { WebhookClient } from './delivery/webhook-client.js';
+import { AutomationEngine } from './engine/automation-engine.js';
+import { SubscriptionResolver } from './events/subscription.resolver.js';
+import { subscriptionEndpoint } from './events/websocket-endpoint.js';
+import { SecretBox } from './secret/secret-box.js';
+import { SecretResolver } from './secret/secret.resolver.js';
+import { SecretService } from './secret/secret.service.js';
 import type { AutomationsServices } from './services.js';
 import { AutomationsStore } from './store.js';
 import { AutomationsTeamResolver, Team } from './team/team.resolver.js';
+import { WebhookResolver } from './webhook/webhook.resolver.js';
+import { WebhookService } from './webhook/webhook.service.js';
 
 /** Family D: team secrets, webhooks, automations over platform events, and signed deliveries. */
 export const automationsSubgraph = defineSubgraph<AutomationsServices>({
   name: 'automations',
   migrations: automationsMigrations,
-  resolvers: [AutomationsTeamResolver],
+  resolvers: [AutomationsTeamResolver, SecretResolver, WebhookResolver, AutomationResolver, DeliveryResolver, SubscriptionResolver],
   orphanedTypes: [Team],
-  createServices: ({ store }) => ({ store: new AutomationsStore(store as Kysely<AutomationsDatabase>) }),
+  createServices: async ({ store, db, config: platformConfig, logger }) => {
+    await migrateEvents(db.root);
+    const config = loadAutomationsConfig(platformConfig);
+    // The engine's and workers' bookkeeping commits without waiting for the WAL flush (see relaxedTransaction).
+    const relaxedPool = new pg.Pool({
+      connectionString: String(db.pool.options.connectionString),
+      max: Math.max(4, Math.ceil(platformConfig.databasePoolSize / 2)),
+      application_name: 'trellis-automations-workers',
+      options: '-c synchronous_commit=off',
+    });
+    relaxedPool.on('error', () => undefined);
+    const relaxed = new Kysely<AutomationsDatabase>({ dialect: new PostgresDialect({ pool: relaxedPool }) }).withSchema('automations');
+    const automationsStore = new AutomationsStore(store as Kysely<AutomationsDatabase>, relaxed);
+    const secrets = new SecretService(automationsStore, await SecretBox.load(config.secretKey, config.dataDir));
+    const client = new WebhookClient({ allowCidrs: config.allowCidrs, timeoutMs: config.timeoutMs, bodyLimit: config.responseBodyLimit });
+    const connectionString = String(db.pool.options.connectionString);
+    return {
+      config,
+      store: automationsStore,
+      secrets,
+      webhooks: new WebhookService(automationsStore, secrets, client),
+      automations: new AutomationService(automationsStore),
+      deliveries: new DeliveryService(automationsStore, config.maxAttempts),
+      events: new PlatformEventStream(db.root, connectionString, logger),
+      listener: new NotificationListener(connectionString, logger),
+      client,
+      connectionString,
+      close: () => relaxed.destroy(),
+    };
+  },
+  // The engine turns events into deliveries; delivery workers send them. Both can run in several processes.
+  workers: (services, { schema, logger }) => [
+    new AutomationEngine(schema, services, logger.child({ worker: 'automation-engine' })),
+    new DeliveryWorker(services.store, services.secrets, services.client, services.listener, services.config, logger.child({ worker: 'delivery' })),
+  ],
+  httpExtensions: ({ schema, services }, http) => [subscriptionEndpoint(schema, services, http)],
+  onStop: async (services) => {
+    await services.events.close();
+    await services.listener.close();
+    await services.client.close();
+    await services.close();
+  },
   references: () => ({ Team: passThroughReference }),
 });

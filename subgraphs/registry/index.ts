@@ -1,9 +1,16 @@
 import type { Kysely } from 'kysely';
+import { migrateEvents } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import { ArtifactResolver } from './artifact/artifact.resolver.js';
+import { ArtifactService } from './artifact/artifact.service.js';
 import type { RegistryDatabase } from './db/database.js';
 import { registryMigrations } from './db/migrations/index.js';
 import { Project, RegistryProjectResolver } from './project/project.resolver.js';
+import { RegistryResolver } from './registry/registry.resolver.js';
+import { RegistryService } from './registry/registry.service.js';
+import { RunResolver } from './run/run.resolver.js';
+import { RunService } from './run/run.service.js';
 import type { RegistryServices } from './services.js';
 import { RegistryStore } from './store.js';
 
@@ -11,8 +18,18 @@ import { RegistryStore } from './store.js';
 export const registrySubgraph = defineSubgraph<RegistryServices>({
   name: 'registry',
   migrations: registryMigrations,
-  resolvers: [RegistryProjectResolver],
+  resolvers: [RegistryProjectResolver, RegistryResolver, ArtifactResolver, RunResolver],
   orphanedTypes: [Project],
-  createServices: ({ store }) => ({ store: new RegistryStore(store as Kysely<RegistryDatabase>) }),
+  createServices: async ({ store, db }) => {
+    // Every change here publishes a platform event in its own transaction: the outbox must exist.
+    await migrateEvents(db.root);
+    const registryStore = new RegistryStore(store as Kysely<RegistryDatabase>);
+    return {
+      store: registryStore,
+      registries: new RegistryService(registryStore),
+      artifacts: new ArtifactService(registryStore),
+      runs: new RunService(registryStore),
+    };
+  },
   references: () => ({ Project: passThroughReference }),
 });

@@ -1,17 +1,275 @@
-import type { Kysely } from 'kysely';
-import type { RegistryDatabase } from './db/database.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type {
+  CollectionOwnerKind,
+  CollectionsTable,
+  RegistriesTable,
+  RegistryDatabase,
+  RunState,
+  RunsTable,
+  VersionsTable,
+} from './db/database.js';
 
-/** Kysely queries of the registry schema. */
+export type RegistryRow = Selectable<RegistriesTable>;
+export type CollectionRow = Selectable<CollectionsTable>;
+export type VersionRow = Selectable<VersionsTable>;
+export type RunRow = Selectable<RunsTable>;
+
+export interface CollectionKey {
+  entity: string;
+  ownerKind: CollectionOwnerKind;
+  ownerName: string;
+  name: string;
+}
+
+/**
+ * Kysely queries of the registry schema. Constructed over the subgraph's handle or over a transaction, so a
+ * service runs several of them (and its platform event) atomically.
+ */
 export class RegistryStore {
-  constructor(private readonly db: Kysely<RegistryDatabase>) {}
+  constructor(readonly db: Kysely<RegistryDatabase>) {}
 
-  async countRuns(entity: string, project: string): Promise<number> {
-    const row = await this.db
+  transaction<T>(work: (store: RegistryStore) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new RegistryStore(trx)));
+  }
+
+  countRuns(entity: string, project: string): Promise<number> {
+    return this.db
       .selectFrom('runs')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('entity', '=', entity)
       .where('project', '=', project)
+      .executeTakeFirstOrThrow()
+      .then((row) => Number(row.n));
+  }
+
+  // Registries
+
+  insertRegistry(values: { entity: string; name: string; description: string | null; createdBy: string }): Promise<RegistryRow | undefined> {
+    return this.db
+      .insertInto('registries')
+      .values({ entity: values.entity, name: values.name, description: values.description, created_by: values.createdBy })
+      .onConflict((oc) => oc.columns(['entity', 'name']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  registry(entity: string, name: string): Promise<RegistryRow | undefined> {
+    return this.db.selectFrom('registries').selectAll().where('entity', '=', entity).where('name', '=', name).executeTakeFirst();
+  }
+
+  registriesOf(entity: string): Promise<RegistryRow[]> {
+    return this.db.selectFrom('registries').selectAll().where('entity', '=', entity).orderBy('name').execute();
+  }
+
+  // Collections
+
+  collection(key: CollectionKey): Promise<CollectionRow | undefined> {
+    return this.db
+      .selectFrom('collections')
+      .selectAll()
+      .where('entity', '=', key.entity)
+      .where('owner_kind', '=', key.ownerKind)
+      .where('owner_name', '=', key.ownerName)
+      .where('name', '=', key.name)
+      .executeTakeFirst();
+  }
+
+  collectionById(id: string): Promise<CollectionRow | undefined> {
+    return this.db.selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  collectionsOf(entity: string, ownerKind: CollectionOwnerKind, ownerName: string): Promise<CollectionRow[]> {
+    return this.db
+      .selectFrom('collections')
+      .selectAll()
+      .where('entity', '=', entity)
+      .where('owner_kind', '=', ownerKind)
+      .where('owner_name', '=', ownerName)
+      .orderBy('name')
+      .execute();
+  }
+
+  /** Returns the row and whether this call created it. */
+  async ensureCollection(key: CollectionKey, type: string, description: string | null): Promise<{ row: CollectionRow; created: boolean }> {
+    const inserted = await this.db
+      .insertInto('collections')
+      .values({ entity: key.entity, owner_kind: key.ownerKind, owner_name: key.ownerName, name: key.name, type, description })
+      .onConflict((oc) => oc.columns(['entity', 'owner_kind', 'owner_name', 'name']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { row: inserted, created: true };
+    return { row: (await this.collection(key))!, created: false };
+  }
+
+  /** Serialises version numbering within one collection. */
+  async lockCollection(id: string): Promise<void> {
+    await this.db.selectFrom('collections').select('id').where('id', '=', id).forUpdate().execute();
+  }
+
+  // Versions
+
+  insertVersion(values: { collectionId: string; digest: string; metadata: Record<string, unknown>; createdBy: string }): Promise<VersionRow> {
+    return this.db
+      .insertInto('versions')
+      .values({
+        collection_id: values.collectionId,
+        digest: values.digest,
+        metadata: JSON.stringify(values.metadata),
+        created_by: values.createdBy,
+      })
+      .returningAll()
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+  }
+
+  version(id: string): Promise<VersionRow | undefined> {
+    return this.db.selectFrom('versions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async insertFiles(versionId: string, files: { path: string; digest: string; content: Buffer }[]): Promise<void> {
+    if (!files.length) return;
+    await this.db
+      .insertInto('version_files')
+      .values(files.map((file) => ({ version_id: versionId, path: file.path, digest: file.digest, size: file.content.length, content: file.content })))
+      .execute();
+  }
+
+  files(versionId: string): Promise<{ path: string; digest: string; size: number }[]> {
+    return this.db.selectFrom('version_files').select(['path', 'digest', 'size']).where('version_id', '=', versionId).orderBy('path').execute();
+  }
+
+  fileContent(versionId: string, path: string): Promise<Buffer | undefined> {
+    return this.db
+      .selectFrom('version_files')
+      .select('content')
+      .where('version_id', '=', versionId)
+      .where('path', '=', path)
+      .executeTakeFirst()
+      .then((row) => row?.content);
+  }
+
+  async nextVersionIndex(collectionId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('memberships')
+      .select(sql<number>`coalesce(max(version_index) + 1, 0)`.as('next'))
+      .where('collection_id', '=', collectionId)
+      .executeTakeFirstOrThrow();
+    return Number(row.next);
+  }
+
+  insertMembership(collectionId: string, versionId: string, versionIndex: number, linkedBy: string): Promise<boolean> {
+    return this.db
+      .insertInto('memberships')
+      .values({ collection_id: collectionId, version_id: versionId, version_index: versionIndex, linked_by: linkedBy })
+      .onConflict((oc) => oc.columns(['collection_id', 'version_id']).doNothing())
+      .returning('version_id')
+      .executeTakeFirst()
+      .then((row) => row !== undefined);
+  }
+
+  membership(collectionId: string, versionId: string): Promise<{ version_index: number } | undefined> {
+    return this.db
+      .selectFrom('memberships')
+      .select('version_index')
+      .where('collection_id', '=', collectionId)
+      .where('version_id', '=', versionId)
+      .executeTakeFirst();
+  }
+
+  membersOf(collectionId: string): Promise<{ version_id: string; version_index: number }[]> {
+    return this.db
+      .selectFrom('memberships')
+      .select(['version_id', 'version_index'])
+      .where('collection_id', '=', collectionId)
+      .orderBy('version_index')
+      .execute();
+  }
+
+  /** Points the alias at the version; false when it already pointed there. */
+  async setAlias(collectionId: string, alias: string, versionId: string): Promise<boolean> {
+    const result = await this.db
+      .insertInto('aliases')
+      .values({ collection_id: collectionId, alias, version_id: versionId })
+      .onConflict((oc) => oc.columns(['collection_id', 'alias']).doUpdateSet({ version_id: versionId }).where('aliases.version_id', '!=', versionId))
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  aliases(collectionId: string, versionId: string): Promise<string[]> {
+    return this.db
+      .selectFrom('aliases')
+      .select('alias')
+      .where('collection_id', '=', collectionId)
+      .where('version_id', '=', versionId)
+      .orderBy('alias')
+      .execute()
+      .then((rows) => rows.map((row) => row.alias));
+  }
+
+  async addTag(versionId: string, tag: string): Promise<boolean> {
+    const result = await this.db
+      .insertInto('tags')
+      .values({ version_id: versionId, tag })
+      .onConflict((oc) => oc.columns(['version_id', 'tag']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  tags(versionId: string): Promise<string[]> {
+    return this.db
+      .selectFrom('tags')
+      .select('tag')
+      .where('version_id', '=', versionId)
+      .orderBy('tag')
+      .execute()
+      .then((rows) => rows.map((row) => row.tag));
+  }
+
+  // Runs
+
+  insertRun(values: { entity: string; project: string; name: string; author: string }): Promise<RunRow> {
+    return this.db.insertInto('runs').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  run(id: string, options: { forUpdate?: boolean } = {}): Promise<RunRow | undefined> {
+    let query = this.db.selectFrom('runs').selectAll().where('id', '=', id);
+    if (options.forUpdate) query = query.forUpdate();
+    return query.executeTakeFirst();
+  }
+
+  runsOf(entity: string, project: string): Promise<RunRow[]> {
+    return this.db.selectFrom('runs').selectAll().where('entity', '=', entity).where('project', '=', project).orderBy('created_at').execute();
+  }
+
+  setRunState(id: string, state: RunState): Promise<RunRow> {
+    return this.db.updateTable('runs').set({ state, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async nextMetricStep(runId: string, name: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('run_metrics')
+      .select(sql<number>`coalesce(max(step) + 1, 0)`.as('next'))
+      .where('run_id', '=', runId)
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow();
+    return Number(row.next);
+  }
+
+  async insertMetric(values: { runId: string; name: string; step: number; value: number }): Promise<boolean> {
+    const result = await this.db
+      .insertInto('run_metrics')
+      .values({ run_id: values.runId, name: values.name, step: values.step, value: values.value })
+      .onConflict((oc) => oc.columns(['run_id', 'name', 'step']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  metricHistory(runId: string, name: string): Promise<{ step: number; value: number; logged_at: Date }[]> {
+    return this.db
+      .selectFrom('run_metrics')
+      .select(['step', 'value', 'logged_at'])
+      .where('run_id', '=', runId)
+      .where('name', '=', name)
+      .orderBy('step')
+      .execute();
   }
 }

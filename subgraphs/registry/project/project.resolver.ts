@@ -2,6 +2,8 @@ import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { requireTeamMember } from '../../../platform/auth/authorize.js';
 import { defineProjectRef } from '../../../platform/graphql/entity-refs.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
+import { ArtifactCollection, toCollection } from '../artifact/artifact.type.js';
+import { Run, toRun } from '../run/run.type.js';
 import type { RegistryServices } from '../services.js';
 
 export const Project = defineProjectRef();
@@ -15,5 +17,17 @@ export class RegistryProjectResolver {
   runCount(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<number> {
     requireTeamMember(context, project.entity);
     return this.services.store.countRuns(project.entity, project.name);
+  }
+
+  @FieldResolver(() => [Run])
+  async runs(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<Run[]> {
+    requireTeamMember(context, project.entity);
+    return (await this.services.store.runsOf(project.entity, project.name)).map(toRun);
+  }
+
+  @FieldResolver(() => [ArtifactCollection])
+  async artifactCollections(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<ArtifactCollection[]> {
+    requireTeamMember(context, project.entity);
+    return (await this.services.store.collectionsOf(project.entity, 'PROJECT', project.name)).map(toCollection);
   }
 }

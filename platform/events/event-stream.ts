@@ -1,0 +1,162 @@
+import { Repeater } from '@repeaterjs/repeater';
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from '../logger.js';
+import { formatCursor, parseCursor, type PlatformEvent } from './event.js';
+import { NotificationListener } from './notification-listener.js';
+import { EVENTS_CHANNEL, EVENTS_SCHEMA } from './schema.js';
+
+const PAGE_SIZE = 500;
+/**
+ * When committed events are held back behind a still-running transaction, re-read after this long: the running
+ * transaction may never publish an event (it may not even be ours), so no NOTIFY would come.
+ */
+const SETTLE_MS = 5;
+
+export interface EventPage {
+  events: PlatformEvent[];
+  /** Committed events exist after the page but are held back until older transactions finish. */
+  heldBack: boolean;
+}
+
+export interface SubscribeOptions {
+  /** Only yield events the subscriber may see; the cursor still advances past the others. */
+  filter?: (event: PlatformEvent) => boolean;
+}
+
+/**
+ * Reads the outbox in commit-safe order and follows it live: replay after a cursor, then wait for NOTIFY.
+ *
+ * Ordering: events are ordered by (writing transaction id, event id), and a read only returns events whose
+ * transaction id is below the xmin of the current snapshot — i.e. older than every transaction still running.
+ * A transaction that commits later necessarily has a larger transaction id than anything already returned, so
+ * nothing can commit "behind" a cursor. The gap between replay and LISTEN is closed by listening first and by
+ * remembering how many wake-ups happened before each read.
+ */
+export class PlatformEventStream {
+  private readonly listener: NotificationListener;
+  private generation = 0;
+  private readonly waiters = new Set<() => void>();
+  private unlisten: (() => void) | undefined;
+  private listening: Promise<void> | undefined;
+
+  constructor(
+    private readonly root: Kysely<any>,
+    connectionString: string,
+    logger: Logger,
+  ) {
+    this.listener = new NotificationListener(connectionString, logger);
+  }
+
+  async read(after: string, limit = PAGE_SIZE): Promise<EventPage> {
+    const position = parseCursor(after);
+    if (!position) throw new Error(`invalid event cursor "${after}"`);
+    const { rows } = await sql<{
+      id: number;
+      tx: string;
+      type: string;
+      entity: string;
+      project: string | null;
+      registry: string | null;
+      author: string;
+      payload: Record<string, unknown>;
+      created_at: Date;
+      settled: boolean;
+    }>`
+      select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at,
+             e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
+      from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
+      where (e.tx_id, e.id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
+      -- the xid8 column, never its text rendering ("1002" sorts before "986" as text)
+      order by e.tx_id, e.id
+      limit ${limit}`.execute(this.root);
+    const events: PlatformEvent[] = [];
+    for (const row of rows) {
+      if (!row.settled) return { events, heldBack: true };
+      events.push({
+        id: Number(row.id),
+        cursor: formatCursor(row.tx, row.id),
+        type: row.type,
+        entity: row.entity,
+        project: row.project,
+        registry: row.registry,
+        author: row.author,
+        payload: row.payload,
+        createdAt: row.created_at,
+      });
+    }
+    return { events, heldBack: false };
+  }
+
+  /** The cursor after the newest event committed so far (for subscribers that want only new events). */
+  async latestCursor(): Promise<string> {
+    const { rows } = await sql<{ tx: string | null; id: number | null }>`
+      select e.tx_id::text as tx, e.id from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
+      where e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by e.tx_id desc, e.id desc limit 1`.execute(this.root);
+    const row = rows[0];
+    return row?.tx ? formatCursor(row.tx, row.id!) : '0.0';
+  }
+
+  /**
+   * Every event after `after`, then each new one as it commits, until the consumer calls `return()` (which
+   * resolves promptly, also while waiting).
+   */
+  subscribe(after: string, options: SubscribeOptions = {}): AsyncIterableIterator<PlatformEvent> {
+    if (!parseCursor(after)) throw new Error(`invalid event cursor "${after}"`);
+    return new Repeater<PlatformEvent>(async (push, stop) => {
+      let stopped = false;
+      void stop.then(() => {
+        stopped = true;
+      });
+      await this.ensureListening();
+      let cursor = after;
+      while (!stopped) {
+        const seen = this.generation;
+        const page = await this.read(cursor);
+        for (const event of page.events) {
+          cursor = event.cursor;
+          if (!options.filter || options.filter(event)) await push(event);
+          if (stopped) return;
+        }
+        if (page.events.length === PAGE_SIZE) continue;
+        await Promise.race([this.changedSince(seen, page.heldBack ? SETTLE_MS : undefined), stop]);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.unlisten?.();
+    await this.listener.close();
+    for (const wake of this.waiters) wake();
+  }
+
+  private ensureListening(): Promise<void> {
+    this.listening ??= this.listener
+      .listen(EVENTS_CHANNEL, () => {
+        this.generation += 1;
+        for (const wake of this.waiters) wake();
+      })
+      .then((unlisten) => {
+        this.unlisten = unlisten;
+      })
+      .catch((error) => {
+        this.listening = undefined;
+        throw error;
+      });
+    return this.listening;
+  }
+
+  /** Resolves when a notification arrived after generation `seen` was observed, or after `timeoutMs`. */
+  private changedSince(seen: number, timeoutMs?: number): Promise<void> {
+    if (this.generation !== seen) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.waiters.delete(done);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
+      this.waiters.add(done);
+    });
+  }
+}

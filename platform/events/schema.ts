@@ -1,0 +1,34 @@
+import { sql, type Kysely } from 'kysely';
+import { migrateSchema, type Migrations } from '../db/migrate.js';
+
+/** The platform's event outbox lives in its own Postgres schema, owned by no subgraph. */
+export const EVENTS_SCHEMA = 'platform_events';
+/** NOTIFY channel: a wake-up call only; readers always re-read the table. */
+export const EVENTS_CHANNEL = 'trellis_platform_events';
+
+const migrations: Migrations = {
+  '2026-11-21T1200-create-events': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('events')
+        .addColumn('id', 'bigserial', (col) => col.primaryKey())
+        // The writing transaction: readers order by (tx_id, id) and only read transactions older than every
+        // running one, so a slow transaction committing late cannot slip in behind a reader's cursor.
+        .addColumn('tx_id', sql`xid8`, (col) => col.notNull().defaultTo(sql`pg_current_xact_id()`))
+        .addColumn('type', 'text', (col) => col.notNull())
+        .addColumn('entity', 'text', (col) => col.notNull())
+        .addColumn('project', 'text')
+        .addColumn('registry', 'text')
+        .addColumn('author', 'text', (col) => col.notNull())
+        .addColumn('payload', 'jsonb', (col) => col.notNull())
+        .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema.createIndex('events_order').on('events').columns(['tx_id', 'id']).execute();
+    },
+  },
+};
+
+/** Creates or upgrades the outbox; every subgraph that publishes or reads events calls it (idempotent). */
+export function migrateEvents(root: Kysely<any>): Promise<string[]> {
+  return migrateSchema(root, EVENTS_SCHEMA, migrations);
+}

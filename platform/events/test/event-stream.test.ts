@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type DatabaseConnection } from '../../db/connection.js';
+import { createLogger } from '../../logger.js';
+import { createTestDatabase } from '../../../test/support/database.js';
+import { migrateEvents, PlatformEventStream, publishEvent, START_CURSOR, type PlatformEvent } from '../index.js';
+
+let db: DatabaseConnection;
+let stream: PlatformEventStream;
+let url: string;
+
+beforeAll(async () => {
+  url = await createTestDatabase();
+  db = connectDatabase(url, { max: 5 });
+  await migrateEvents(db.root);
+  stream = new PlatformEventStream(db.root, url, createLogger({ level: 'silent' }));
+});
+afterAll(async () => {
+  await stream?.close();
+  await db?.close();
+});
+
+const event = (n: number) => ({ type: 'TEST', entity: 'team', project: 'p', author: 'me', payload: { n } });
+
+/** Runs `work` in a transaction that stays open until `release` resolves. */
+function openTransaction(work: (trx: any) => Promise<void>, release: Promise<void>): Promise<void> {
+  return db.root.transaction().execute(async (trx) => {
+    await work(trx);
+    await release;
+  });
+}
+
+async function take(iterator: AsyncIterator<PlatformEvent>, count: number, timeoutMs = 5000): Promise<PlatformEvent[]> {
+  const out: PlatformEvent[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (out.length < count) {
+    const next = await Promise.race([
+      iterator.next(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`only ${out.length} of ${count} events`)), deadline - Date.now())),
+    ]);
+    out.push(next.value);
+  }
+  return out;
+}
+
+describe('platform event stream', () => {
+  it('holds back an event committed behind a still-open older transaction, then delivers both in commit-safe order', async () => {
+    const start = await stream.latestCursor();
+    let releaseA!: () => void;
+    const aHolds = new Promise<void>((resolve) => (releaseA = resolve));
+    let aInserted!: () => void;
+    const aReady = new Promise<void>((resolve) => (aInserted = resolve));
+    // A takes the lower event id but commits last.
+    const a = openTransaction(async (trx) => {
+      await publishEvent(trx, event(1));
+      aInserted();
+    }, aHolds);
+    await aReady;
+    await db.root.transaction().execute((trx) => publishEvent(trx, event(2)).then(() => undefined));
+
+    const whileOpen = await stream.read(start);
+    expect(whileOpen.events).toEqual([]);
+    expect(whileOpen.heldBack).toBe(true);
+
+    releaseA();
+    await a;
+    const after = await stream.read(start);
+    expect(after.events.map((e) => e.payload.n)).toEqual([1, 2]);
+    expect(after.heldBack).toBe(false);
+  });
+
+  it('replays after a cursor, then follows new commits live (LISTEN/NOTIFY), resuming exactly after the last cursor', async () => {
+    const start = await stream.latestCursor();
+    await db.root.transaction().execute((trx) => publishEvent(trx, event(10)).then(() => undefined));
+    const iterator = stream.subscribe(start);
+    const [replayed] = await take(iterator, 1);
+    expect(replayed!.payload.n).toBe(10);
+
+    const started = performance.now();
+    await db.root.transaction().execute((trx) => publishEvent(trx, event(11)).then(() => undefined));
+    const [live] = await take(iterator, 1);
+    expect(live!.payload.n).toBe(11);
+    expect(performance.now() - started).toBeLessThan(1000);
+    await iterator.return?.();
+
+    // Rolled-back events never appear; a resumed subscription starts right after the cursor it was given.
+    await db.root
+      .transaction()
+      .execute(async (trx) => {
+        await publishEvent(trx, event(12));
+        throw new Error('rollback');
+      })
+      .catch(() => undefined);
+    await db.root.transaction().execute((trx) => publishEvent(trx, event(13)).then(() => undefined));
+    const resumed = stream.subscribe(live!.cursor);
+    const [next] = await take(resumed, 1);
+    expect(next!.payload.n).toBe(13);
+    await resumed.return?.();
+  });
+
+  it('orders by transaction id numerically (a text order would put "10" before "9")', async () => {
+    const fresh = await createTestDatabase();
+    const other = connectDatabase(fresh, { max: 2 });
+    try {
+      await migrateEvents(other.root);
+      // Transaction ids far below the server's current ones, so every row counts as settled.
+      for (const [txId, n] of [[9, 1], [10, 2], [3, 0]] as const) {
+        await other.root
+          .insertInto('platform_events.events')
+          .values({ tx_id: String(txId), type: 'TEST', entity: 'team', author: 'me', payload: JSON.stringify({ n }) })
+          .execute();
+      }
+      const reader = new PlatformEventStream(other.root, fresh, createLogger({ level: 'silent' }));
+      const page = await reader.read(START_CURSOR);
+      expect(page.events.map((e) => [e.cursor.split('.')[0], e.payload.n])).toEqual([['3', 0], ['9', 1], ['10', 2]]);
+      expect((await reader.read(page.events[1]!.cursor)).events.map((e) => e.payload.n)).toEqual([2]);
+      expect(await reader.latestCursor()).toBe(page.events[2]!.cursor);
+      await reader.close();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('loses nothing when many writers commit concurrently while a subscriber follows', async () => {
+    const start = await stream.latestCursor();
+    const iterator = stream.subscribe(start);
+    const writers = Array.from({ length: 8 }, (_, w) =>
+      (async () => {
+        for (let i = 0; i < 25; i++) {
+          await db.root.transaction().execute(async (trx) => {
+            await publishEvent(trx, event(1000 + w * 100 + i));
+            if (i % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+          });
+        }
+      })(),
+    );
+    const received = await take(iterator, 200, 15_000);
+    await Promise.all(writers);
+    await iterator.return?.();
+    expect(new Set(received.map((e) => e.payload.n)).size).toBe(200);
+    const cursors = received.map((e) => e.cursor);
+    expect(new Set(cursors).size).toBe(200);
+    expect((await stream.read(START_CURSOR)).events.length).toBeGreaterThanOrEqual(200);
+  });
+});

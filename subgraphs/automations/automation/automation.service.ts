@@ -1,0 +1,132 @@
+import { ConflictError, NotFoundError, ValidationFailedError, type ValidationIssue } from '../../../platform/errors.js';
+import { validateOrThrow } from '../../../platform/validation.js';
+import {
+  CreateAutomationSchema,
+  REGISTRY_SCOPE_EVENTS,
+  type AutomationEvent,
+  type CreateAutomation,
+  type RunFilter,
+} from '../automations.schemas.js';
+import type { AutomationRow, AutomationsStore } from '../store.js';
+import { ACCESS_TOKEN_VARIABLE, validateTemplate } from './payload-template.js';
+
+const RUN_EVENTS = ['RUN_METRIC', 'RUN_METRIC_CHANGE', 'RUN_STATE'];
+
+/** Automation definitions: what to watch, where, and which webhook to call with which payload. */
+export class AutomationService {
+  constructor(private readonly store: AutomationsStore) {}
+
+  async create(input: CreateAutomation, author: string): Promise<AutomationRow> {
+    validateOrThrow(CreateAutomationSchema, input, 'input');
+    const event = normalizeEvent(input.event);
+    const runFilter: RunFilter = { user: input.runFilter?.user ?? null, runNameRegex: input.runFilter?.runNameRegex ?? null };
+    const issues = checkEvent(input.scopeKind, event, runFilter);
+    if (issues.length) throw new ValidationFailedError(issues, issues[0]!.msg);
+
+    return this.store.transaction(async (store) => {
+      const webhook = await store.webhook(input.webhookId);
+      if (!webhook || webhook.team !== input.entity) throw new NotFoundError(`Webhook ${input.webhookId} not found in team "${input.entity}"`);
+      const secretNames = new Set<string>();
+      if (webhook.access_token_secret_id) {
+        secretNames.add(ACCESS_TOKEN_VARIABLE);
+        secretNames.add((await store.secretById(webhook.access_token_secret_id))!.name);
+      }
+      if (webhook.signing_secret_id) secretNames.add((await store.secretById(webhook.signing_secret_id))!.name);
+      validateTemplate(input.payload, secretNames, ['input', 'payload']);
+
+      const row = await store.insertAutomation({
+        team: input.entity,
+        name: input.name,
+        description: input.description ?? null,
+        scope_kind: input.scopeKind,
+        scope_name: input.scopeName,
+        event_type: event.type,
+        event_filter: event as unknown as Record<string, unknown>,
+        run_filter: runFilter as unknown as Record<string, unknown>,
+        webhook_id: webhook.id,
+        payload_template: input.payload,
+        enabled: input.enabled ?? true,
+        created_by: author,
+      });
+      if (!row) throw new ConflictError(`Automation "${input.name}" already exists in team "${input.entity}"`);
+      return row;
+    });
+  }
+
+  get(id: string): Promise<AutomationRow | undefined> {
+    return /^[0-9a-f-]{36}$/i.test(id) ? this.store.automation(id) : Promise.resolve(undefined);
+  }
+
+  list(team: string): Promise<AutomationRow[]> {
+    return this.store.automationsOf(team);
+  }
+
+  async setEnabled(automation: AutomationRow, enabled: boolean): Promise<AutomationRow> {
+    return (await this.store.setAutomationEnabled(automation.id, enabled))!;
+  }
+
+  async delete(automation: AutomationRow): Promise<boolean> {
+    await this.store.deleteAutomation(automation.id);
+    return true;
+  }
+}
+
+/** Fills the documented defaults, so stored filters are explicit. */
+function normalizeEvent(event: AutomationEvent): AutomationEvent {
+  switch (event.type) {
+    case 'RUN_METRIC':
+      return { ...event, window: event.window ?? 5, aggregation: event.aggregation ?? 'AVG' };
+    case 'RUN_METRIC_CHANGE':
+      return {
+        ...event,
+        window: event.window ?? 10,
+        priorWindow: event.priorWindow ?? 50,
+        aggregation: event.aggregation ?? 'AVG',
+        changeKind: event.changeKind ?? 'ABSOLUTE',
+        changeDirection: event.changeDirection ?? 'ANY',
+      };
+    case 'RUN_STATE':
+      return { ...event, runStates: event.runStates ?? ['FINISHED', 'FAILED'] };
+    default:
+      return event;
+  }
+}
+
+function checkEvent(scopeKind: 'PROJECT' | 'REGISTRY', event: AutomationEvent, runFilter: RunFilter): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const issue = (field: string, msg: string) => issues.push({ loc: ['input', 'event', field], msg, type: 'value_error' });
+  if (scopeKind === 'REGISTRY' && !REGISTRY_SCOPE_EVENTS.includes(event.type)) {
+    issue('type', `Event ${event.type} cannot be watched in a registry; registry automations watch ${REGISTRY_SCOPE_EVENTS.join(', ')}`);
+  }
+  for (const field of ['aliasRegex', 'tagRegex'] as const) {
+    const source = event[field];
+    if (source) {
+      try {
+        new RegExp(source);
+      } catch (error) {
+        issue(field, `Invalid regular expression: ${(error as Error).message}`);
+      }
+    }
+  }
+  if (event.type === 'ADD_ARTIFACT_ALIAS' && !event.aliasRegex) issue('aliasRegex', 'ADD_ARTIFACT_ALIAS needs an alias regular expression');
+  if (event.type === 'RUN_METRIC' || event.type === 'RUN_METRIC_CHANGE') {
+    if (!event.metricName) issue('metricName', `${event.type} needs a metric name`);
+  }
+  if (event.type === 'RUN_METRIC') {
+    if (!event.comparison) issue('comparison', 'RUN_METRIC needs a comparison');
+    if (event.threshold === undefined || event.threshold === null) issue('threshold', 'RUN_METRIC needs a threshold');
+  }
+  if (event.type === 'RUN_METRIC_CHANGE' && !event.changeAmount) issue('changeAmount', 'RUN_METRIC_CHANGE needs a positive change amount');
+  if (runFilter.runNameRegex) {
+    try {
+      new RegExp(runFilter.runNameRegex);
+    } catch (error) {
+      issues.push({ loc: ['input', 'runFilter', 'runNameRegex'], msg: `Invalid regular expression: ${(error as Error).message}`, type: 'value_error' });
+    }
+  }
+  if ((runFilter.user || runFilter.runNameRegex) && !RUN_EVENTS.includes(event.type)) {
+    issues.push({ loc: ['input', 'runFilter'], msg: 'Run filters apply only to run events (RUN_METRIC, RUN_METRIC_CHANGE, RUN_STATE)', type: 'value_error' });
+  }
+  return issues;
+}
+

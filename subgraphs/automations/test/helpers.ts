@@ -1,0 +1,67 @@
+import type { TestPlatform } from '../../../test/support/platform.js';
+
+/** GraphQL calls the automation tests repeat; each throws on GraphQL errors so a test fails where it broke. */
+export async function ok<T = any>(platform: TestPlatform, query: string, variables?: Record<string, unknown>, key?: string): Promise<T> {
+  const { body } = await platform.graphql<T>(query, variables, key);
+  if (body.errors?.length) throw new Error(`GraphQL error: ${JSON.stringify(body.errors)}`);
+  return body.data as T;
+}
+
+export async function createSecret(platform: TestPlatform, team: string, name: string, value: string): Promise<void> {
+  await ok(platform, `mutation($t: String!, $n: String!, $v: String!) { createSecret(team: $t, name: $n, value: $v) { name } }`, { t: team, n: name, v: value });
+}
+
+export async function createWebhook(
+  platform: TestPlatform,
+  input: { team?: string; name: string; endpointUrl: string; accessTokenSecret?: string; signingSecret?: string },
+): Promise<string> {
+  const data = await ok(platform, `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { id } }`, {
+    input: { team: 'trellis', ...input },
+  });
+  return data.createWebhook.id;
+}
+
+export async function createAutomation(platform: TestPlatform, input: Record<string, unknown>, key?: string): Promise<string> {
+  const data = await ok(
+    platform,
+    `mutation($input: CreateAutomationInput!) { createAutomation(input: $input) { id state } }`,
+    { input: { entity: 'trellis', scopeKind: 'PROJECT', scopeName: 'default', ...input } },
+    key,
+  );
+  return data.createAutomation.id;
+}
+
+export async function createVersion(platform: TestPlatform, input: Record<string, unknown>): Promise<{ id: string; name: string }> {
+  const data = await ok(platform, `mutation($input: CreateArtifactVersionInput!) { createArtifactVersion(input: $input) { id name } }`, {
+    input: { entity: 'trellis', project: 'default', ...input },
+  });
+  return data.createArtifactVersion;
+}
+
+export async function deliveries(platform: TestPlatform, automationId: string): Promise<any[]> {
+  const data = await ok(
+    platform,
+    `query($id: ID!) { automation(id: $id) { deliveries { id status attemptCount lastStatus lastError payload attempts { attempt responseStatus responseBody error } } } }`,
+    { id: automationId },
+  );
+  return data.automation.deliveries;
+}
+
+/** Polls until `check` returns a value (not undefined) or the time is up. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export const TEST_ENV = {
+  TRELLIS_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8',
+  TRELLIS_SECRET_KEY: '6f'.repeat(32),
+  TRELLIS_WEBHOOK_RETRY_BASE_MS: '30',
+  TRELLIS_WEBHOOK_TIMEOUT_MS: '700',
+  TRELLIS_WEBHOOK_MAX_ATTEMPTS: '4',
+};

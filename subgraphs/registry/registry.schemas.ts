@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+
+/** Names and labels the registry accepts, in one place (GraphQL inputs are validated against these). */
+const Name = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$' });
+const Label = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$' });
+
+export const RegistryNameSchema = Name;
+export const CollectionNameSchema = Name;
+export const AliasSchema = Label;
+export const TagSchema = Label;
+
+export const CreateRegistrySchema = Type.Object({
+  entity: Name,
+  name: Name,
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
+});
+
+export const CollectionRefSchema = Type.Object({
+  entity: Name,
+  project: Type.Optional(Type.Union([Name, Type.Null()])),
+  registry: Type.Optional(Type.Union([Name, Type.Null()])),
+  name: Name,
+});
+
+export const CreateArtifactVersionSchema = Type.Object({
+  entity: Name,
+  project: Name,
+  collection: Name,
+  type: Type.Optional(Type.Union([Name, Type.Null()])),
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  files: Type.Optional(
+    Type.Union([
+      Type.Array(Type.Object({ path: Type.String({ minLength: 1, maxLength: 1024 }), contentBase64: Type.String() }), { maxItems: 1000 }),
+      Type.Null(),
+    ]),
+  ),
+  aliases: Type.Optional(Type.Union([Type.Array(Label, { maxItems: 100 }), Type.Null()])),
+  tags: Type.Optional(Type.Union([Type.Array(Label, { maxItems: 100 }), Type.Null()])),
+});
+
+export const CreateRunSchema = Type.Object({
+  entity: Name,
+  project: Name,
+  name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+});
+
+export const MetricPointSchema = Type.Object({
+  name: Type.String({ pattern: '^[A-Za-z0-9_./-]{1,256}$' }),
+  value: Type.Number(),
+  step: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+});
+export const LogMetricsSchema = Type.Array(MetricPointSchema, { minItems: 1, maxItems: 1000 });
