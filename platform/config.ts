@@ -20,6 +20,12 @@ export interface PlatformConfig {
   /** Distributed topology: subgraph name → URL. Empty means every subgraph runs in-process. */
   subgraphUrls: Record<string, string>;
   databasePoolSize: number;
+  /**
+   * The environment this configuration was read from. Settings that belong to one subgraph are parsed by that
+   * subgraph's own config module from here (e.g. subgraphs/inference/inference-config.ts), so tests and
+   * processes that pass an explicit environment configure subgraphs the same way.
+   */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 export class ConfigError extends Error {
@@ -51,10 +57,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     internalSecret: env.TRELLIS_INTERNAL_SECRET || undefined,
     subgraphUrls: parseSubgraphUrls(env.TRELLIS_SUBGRAPH_URLS),
     databasePoolSize: integer(env, 'TRELLIS_DB_POOL_SIZE', 20, 1, 500),
+    env: { ...env },
   };
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+export function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import type { ApolloServer } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
+import { subscribe } from 'graphql';
 import { sql } from 'kysely';
 import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
 import { createGateway, type Topology } from '../gateway/gateway.js';
@@ -12,6 +13,7 @@ import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityServices } from '../subgraphs/identity/services.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import { ConfigError, type PlatformConfig } from './config.js';
+import { TrellisError } from './errors.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -100,6 +102,14 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         await sql`select 1`.execute(db.root);
       },
       routes: options.routes ?? ALL_ROUTES,
+      // Streaming routes run a subgraph's subscription in this process; a remote subgraph cannot stream yet.
+      subscribe: async (name, document, variables, contextValue) => {
+        const schema = started.get(name)?.schema;
+        if (!schema) {
+          throw new TrellisError(503, 'UNAVAILABLE', `Streaming needs the ${name} subgraph in the gateway process (not yet over the network)`);
+        }
+        return subscribe({ schema, document, variableValues: variables, contextValue });
+      },
     });
     const apollo = await createGateway({
       supergraphSdl,

@@ -42,6 +42,16 @@ export type ReferenceResolver = (
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ResolverClass<Services> = new (services: Services) => any;
 
+/**
+ * The event source of one Subscription field: graphql's `subscribe` step. type-graphql's `@Subscription` only
+ * declares the field (its `subscribe` option cannot reach the resolver's services); the subgraph binds the
+ * source here, with its services, like `references`.
+ */
+export type SubscriptionSource = (
+  args: Record<string, unknown>,
+  context: GraphQLContext,
+) => AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>;
+
 export interface SubgraphSpec<Services> {
   name: string;
   migrations: Migrations;
@@ -50,6 +60,8 @@ export interface SubgraphSpec<Services> {
   orphanedTypes?: Function[];
   /** `__resolveReference` per entity type name. */
   references?: (services: Services) => Record<string, ReferenceResolver>;
+  /** Event sources of the subgraph's Subscription fields, by field name. */
+  subscriptions?: (services: Services) => Record<string, SubscriptionSource>;
   createServices(dependencies: SubgraphDependencies & { store: Kysely<any> }): Services | Promise<Services>;
   workers?(services: Services, dependencies: SubgraphDependencies): BackgroundWorker[];
   /** One-off start-up work after migrations (e.g. bootstrap data); runs in every process that starts it. */
@@ -73,6 +85,15 @@ export interface SubgraphModule<Services = unknown> {
   start(dependencies: SubgraphDependencies, options?: { workers?: boolean }): Promise<StartedSubgraph<Services>>;
 }
 
+const NO_PUB_SUB = {
+  publish(): never {
+    throw new Error('subgraph subscriptions are bound through `subscriptions`, not a pub/sub');
+  },
+  subscribe(): never {
+    throw new Error('subgraph subscriptions are bound through `subscriptions`, not a pub/sub');
+  },
+};
+
 export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): SubgraphModule<Services> {
   const build = async (services: Services | undefined): Promise<{ sdl: string; schema: GraphQLSchema }> => {
     const instances = new Map<Function, unknown>();
@@ -81,6 +102,8 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
       orphanedTypes: spec.orphanedTypes,
       skipCheck: true,
       validate: false,
+      // type-graphql insists on a pub/sub once a @Subscription exists; event sources come from `subscriptions`.
+      ...(spec.subscriptions ? { pubSub: NO_PUB_SUB } : {}),
       container: {
         get: (someClass: ResolverClass<Services>) => {
           let instance = instances.get(someClass);
@@ -97,6 +120,17 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
     if (services !== undefined && spec.references) {
       for (const [typeName, resolveReference] of Object.entries(spec.references(services))) {
         resolvers[typeName] = { ...(resolvers[typeName] ?? {}), __resolveReference: resolveReference };
+      }
+    }
+    if (services !== undefined && spec.subscriptions) {
+      const subscriptionFields = (resolvers.Subscription ??= {}) as Record<string, Record<string, unknown>>;
+      for (const [field, source] of Object.entries(spec.subscriptions(services))) {
+        subscriptionFields[field] = {
+          ...(subscriptionFields[field] ?? {}),
+          subscribe: (_root: unknown, args: Record<string, unknown>, context: GraphQLContext) => source(args, context),
+          // Each event is the field's value (type-graphql's own resolve expects its pub/sub payload shape).
+          resolve: (payload: unknown) => payload,
+        };
       }
     }
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

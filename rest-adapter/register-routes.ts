@@ -1,9 +1,10 @@
 import type { ApolloServer } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/auth/principal.js';
-import { UnauthenticatedError } from '../platform/errors.js';
+import { TrellisError, UnauthenticatedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { executeThroughGateway } from './execute.js';
+import { serveEventStream, type SubscriptionExecutor } from './sse.js';
 import { FAMILY_MOUNTS, type Family, type RestRoute } from './route.js';
 
 declare module 'fastify' {
@@ -20,6 +21,8 @@ export interface RouteServices {
   apollo: ApolloServer<GraphQLContext>;
   /** Resolves the request's credentials; undefined = no credentials sent, null = credentials rejected. */
   principalOf(request: FastifyRequest): Promise<Principal | null | undefined>;
+  /** Runs a subgraph's subscription for routes with `sse` (absent: such routes answer 503 when streaming). */
+  subscribe?: SubscriptionExecutor;
 }
 
 /** Serves every route of the table: authenticate, validate (Fastify schema), run the operation, shape the reply. */
@@ -31,6 +34,8 @@ export function registerRoutes(app: FastifyInstance, routes: RestRoute[], servic
       url,
       config: { family: route.family },
       bodyLimit: route.bodyLimit,
+      // The operation validates the body itself (same schema); Fastify only records what it found.
+      attachValidation: route.bodyValidation === 'operation',
       schema: {
         summary: route.summary,
         tags: [route.family],
@@ -55,10 +60,21 @@ export function registerRoutes(app: FastifyInstance, routes: RestRoute[], servic
           principal: request.principal,
           headers: request.headers,
         };
+        if (route.sse?.when(input)) {
+          if (!services.subscribe) throw new TrellisError(503, 'UNAVAILABLE', 'Streaming responses are not available in this deployment');
+          return serveEventStream(request, reply, route.sse, input, route.family, services.subscribe);
+        }
+        // A client that goes away cancels the work it asked for (resolvers may pass the signal upstream).
+        const controller = new AbortController();
+        const onClose = () => {
+          if (!reply.raw.writableFinished) controller.abort();
+        };
+        reply.raw.once('close', onClose);
         const data = await executeThroughGateway(services.apollo, route.operation, route.variables(input), {
           principal: request.principal,
           requestId: String(request.id),
           logger: request.log,
+          signal: controller.signal,
         });
         reply.code(route.status ?? 200);
         return route.response(data, input);

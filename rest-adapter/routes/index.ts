@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.js';
+import { inferenceRoutes } from './inference.js';
 import { platformRoutes } from './platform.js';
 
 /** The whole REST surface: every documented path of every family, as declarations. */
-export const ALL_ROUTES: RestRoute[] = [...platformRoutes];
+export const ALL_ROUTES: RestRoute[] = [...platformRoutes, ...inferenceRoutes];

@@ -1,18 +1,49 @@
 import type { Kysely } from 'kysely';
+import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import type { BackgroundWorker } from '../../platform/subgraph.js';
+import { ChatResolver } from './chat/chat.resolver.js';
+import { ChatService } from './chat/chat.service.js';
+import { ModelCatalog } from './catalog/model-catalog.js';
+import { ModelResolver } from './catalog/model.resolver.js';
 import type { InferenceDatabase } from './db/database.js';
 import { inferenceMigrations } from './db/migrations/index.js';
-import { Project, InferenceProjectResolver } from './project/project.resolver.js';
+import { loadInferenceConfig } from './inference-config.js';
+import { RequestLimiter } from './limits/request-limiter.js';
 import type { InferenceServices } from './services.js';
-import { InferenceStore } from './store.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
+import { Project, ProjectUsageResolver, Team, TeamUsageResolver, UsageQueries } from './usage/usage.resolver.js';
 
 /** Family B: OpenAI-compatible chat completions and model listing, with usage per team and project. */
 export const inferenceSubgraph = defineSubgraph<InferenceServices>({
   name: 'inference',
   migrations: inferenceMigrations,
-  resolvers: [InferenceProjectResolver],
-  orphanedTypes: [Project],
-  createServices: ({ store }) => ({ store: new InferenceStore(store as Kysely<InferenceDatabase>) }),
-  references: () => ({ Project: passThroughReference }),
+  resolvers: [ChatResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver],
+  orphanedTypes: [Project, Team],
+  createServices: ({ store, config: platformConfig, logger }) => {
+    const db = store as Kysely<InferenceDatabase>;
+    const config = loadInferenceConfig(platformConfig);
+    const catalog = new ModelCatalog(db, config, platformConfig.env, logger);
+    const usage = new UsageRecorder(db, logger, config.usageFlushMs);
+    const chat = new ChatService(catalog, new RequestLimiter(config.limits), usage, logger);
+    return { config, catalog, chat, usage, usageQueries: new UsageQueries(db) };
+  },
+  onStart: ({ catalog }) => catalog.start(),
+  references: () => ({ Project: passThroughReference, Team: passThroughReference }),
+  subscriptions: ({ chat }) => ({
+    chatCompletionChunks: (args, context) => {
+      const principal = requirePrincipal(context);
+      return chat.stream(args.request, {
+        principal,
+        project: (args.project as string | null | undefined) ?? null,
+        requestId: context.requestId,
+        signal: context.signal,
+      });
+    },
+  }),
+  workers: ({ usage, catalog }): BackgroundWorker[] => [
+    usage,
+    { name: 'inference-catalog', start: () => undefined, stop: () => catalog.close() },
+  ],
 });
