@@ -93,8 +93,9 @@ export async function startStandInUpstream(options: StandInOptions = {}): Promis
       case 'disconnect':
         return void later(delayMs, () => res.socket?.destroy());
     }
-    if (typeof body.temperature === 'number' && body.temperature > 2) {
-      return json(res, 400, { error: { message: 'temperature must be at most 2', type: 'invalid_request_error', param: 'temperature' } });
+    const format = body.response_format?.type;
+    if (format !== undefined && format !== 'text' && format !== 'json_object') {
+      return json(res, 400, { error: { message: `response_format.type ${format} is not supported`, type: 'invalid_request_error', param: 'response_format' } });
     }
     const promptTokens = countWords(body.messages);
     const id = `chatcmpl-${name}-${Date.now().toString(36)}`;

@@ -171,7 +171,7 @@ export class ChatService {
       userId: exchange.caller.principal.userId,
       endUser: exchange.endUser ?? null,
       stream: exchange.stream,
-      status: error === undefined ? 200 : (failure?.status ?? 500),
+      status: error === undefined ? 200 : answeredStatus(failure),
       errorCode: error === undefined ? null : (failure?.code ?? 'INTERNAL'),
       errorMessage: error === undefined ? null : (failure?.message ?? 'Internal server error').slice(0, 1000),
       promptTokens: usage?.prompt_tokens ?? 0,
@@ -188,6 +188,12 @@ export class ChatService {
 function backendRequest(request: ChatCompletionRequest, report: BackendReport): BackendRequest {
   const { stream: _stream, stream_options: _streamOptions, ...body } = request;
   return { body: body as ChatCompletionRequest, report };
+}
+
+/** The status the client was answered with: the inference family answers validation failures with OpenAI's 400. */
+function answeredStatus(failure: TrellisError | undefined): number {
+  if (!failure) return 500;
+  return failure.code === 'VALIDATION_FAILED' ? 400 : failure.status;
 }
 
 function modelOf(raw: unknown): string {

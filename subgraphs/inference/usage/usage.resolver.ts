@@ -31,6 +31,13 @@ export class ProjectUsageResolver {
     return this.services.usageQueries.aggregate({ entity: project.entity, project: project.name, from, to }, groupBy);
   }
 
+  @FieldResolver(() => Int, { description: 'Number of inference requests attributed to the project' })
+  async inferenceRequestCount(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<number> {
+    requireTeamMember(context, project.entity);
+    const [total] = await this.services.usageQueries.aggregate({ entity: project.entity, project: project.name }, []);
+    return total?.requests ?? 0;
+  }
+
   @FieldResolver(() => [InferenceUsageRecord], { description: 'The most recent inference requests of the project, newest first' })
   async inferenceUsageRecords(
     @Root() project: Project,
