@@ -135,7 +135,7 @@ export async function startStandInUpstream(options: StandInOptions = {}): Promis
     const next = () => {
       if (res.destroyed) return;
       if (index >= hangAfter) return; // keeps the connection open, sends nothing more
-      if (chunkDelayMs === 0) {
+      if (chunkDelayMs === 0 && hangAfter === Infinity) {
         // One write per batch keeps the stand-in cheap under load; the first event still goes out alone.
         if (index === 0) res.write(events[index++]!);
         res.end(events.slice(index).join(''));
@@ -143,6 +143,7 @@ export async function startStandInUpstream(options: StandInOptions = {}): Promis
       }
       res.write(events[index++]!);
       if (index === events.length) res.end();
+      else if (chunkDelayMs === 0) setImmediate(next);
       else setTimeout(next, chunkDelayMs);
     };
     next();
