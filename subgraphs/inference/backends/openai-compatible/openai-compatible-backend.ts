@@ -63,10 +63,10 @@ export class OpenAICompatibleBackend implements ChatBackend {
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
     const { deployment, response } = await this.open(request, true, signal);
+    let finished = false;
     try {
       const contentType = String(response.headers['content-type'] ?? '');
       if (!contentType.includes('text/event-stream')) throw new UpstreamGarbageError(`expected an event stream, got ${contentType || 'no content type'}`);
-      let finished = false;
       try {
         for await (const data of upstreamEvents(response.body)) {
           if (data === '[DONE]') {
@@ -91,7 +91,10 @@ export class OpenAICompatibleBackend implements ChatBackend {
       if (!finished) throw new UpstreamFailedError('The model server ended the stream early');
     } finally {
       deployment.inFlight--;
-      if (!response.body.destroyed) response.body.destroy();
+      // After [DONE] the rest of the body is (at most) a few bytes: reading it keeps the connection for the next
+      // request. Otherwise (error, client gone) the connection is closed, which also stops the upstream's work.
+      if (finished) await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      else if (!response.body.destroyed) response.body.destroy();
     }
   }
 
