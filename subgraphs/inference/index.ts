@@ -7,6 +7,7 @@ import { ChatResolver } from './chat/chat.resolver.js';
 import { ChatService } from './chat/chat.service.js';
 import { ModelCatalog } from './catalog/model-catalog.js';
 import { ModelResolver } from './catalog/model.resolver.js';
+import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
 import type { InferenceDatabase } from './db/database.js';
 import { inferenceMigrations } from './db/migrations/index.js';
 import { loadInferenceConfig } from './inference-config.js';
@@ -15,16 +16,22 @@ import type { InferenceServices } from './services.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { Project, ProjectUsageResolver, Team, TeamUsageResolver, UsageQueries } from './usage/usage.resolver.js';
 
+export interface InferenceSubgraphOptions {
+  /** The in-process model runtime behind `embedded` catalog models (absent: such models cannot be served). */
+  embeddedRuntime?: () => EmbeddedModelRuntime | Promise<EmbeddedModelRuntime>;
+}
+
 /** Family B: OpenAI-compatible chat completions and model listing, with usage per team and project. */
-export const inferenceSubgraph = defineSubgraph<InferenceServices>({
+export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) => defineSubgraph<InferenceServices>({
   name: 'inference',
   migrations: inferenceMigrations,
   resolvers: [ChatResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver],
   orphanedTypes: [Project, Team],
-  createServices: ({ store, config: platformConfig, logger }) => {
+  createServices: async ({ store, config: platformConfig, logger }) => {
     const db = store as Kysely<InferenceDatabase>;
     const config = loadInferenceConfig(platformConfig);
-    const catalog = new ModelCatalog(db, config, platformConfig.env, logger);
+    const embeddedRuntime = await options.embeddedRuntime?.();
+    const catalog = new ModelCatalog(db, config, platformConfig.env, logger, embeddedRuntime);
     const usage = new UsageRecorder(db, logger, config.usageFlushMs);
     const chat = new ChatService(catalog, new RequestLimiter(config.limits), usage, logger);
     return { config, catalog, chat, usage, usageQueries: new UsageQueries(db) };
@@ -47,3 +54,6 @@ export const inferenceSubgraph = defineSubgraph<InferenceServices>({
     { name: 'inference-catalog', start: () => undefined, stop: () => catalog.close() },
   ],
 });
+
+/** The embedded runtime is wired here once model-runtime/ is merged: `defineInferenceSubgraph({ embeddedRuntime })`. */
+export const inferenceSubgraph = defineInferenceSubgraph();

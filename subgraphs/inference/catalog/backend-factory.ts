@@ -1,5 +1,7 @@
 import { BadRequestError } from '../../../platform/errors.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
+import { EmbeddedBackend } from '../backends/embedded/embedded-backend.js';
+import type { EmbeddedModelRuntime } from '../backends/embedded/embedded-runtime.js';
 import { OpenAICompatibleBackend } from '../backends/openai-compatible/openai-compatible-backend.js';
 import type { InferenceConfig } from '../inference-config.js';
 import { rootOf, type ModelDefinition } from './model-definition.schema.js';
@@ -12,6 +14,7 @@ export function createBackend(
   definition: ModelDefinition,
   config: InferenceConfig,
   env: Readonly<Record<string, string | undefined>>,
+  embeddedRuntime: EmbeddedModelRuntime | undefined,
 ): ChatBackend {
   switch (definition.backend) {
     case 'openai-compatible': {
@@ -41,9 +44,9 @@ export function createBackend(
       );
     }
     case 'embedded':
-      throw new BadRequestError(
-        `Model '${definition.id}': the embedded model runtime is not part of this build yet`,
-        { param: 'backend' },
-      );
+      if (!embeddedRuntime) {
+        throw new BadRequestError(`Model '${definition.id}': this process runs no embedded model runtime`, { param: 'backend' });
+      }
+      return new EmbeddedBackend(embeddedRuntime, rootOf(definition));
   }
 }

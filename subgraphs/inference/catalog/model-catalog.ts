@@ -6,6 +6,7 @@ import { NotFoundError, TrellisError } from '../../../platform/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
+import type { EmbeddedModelRuntime } from '../backends/embedded/embedded-runtime.js';
 import type { InferenceDatabase, ModelSource } from '../db/database.js';
 import type { InferenceConfig } from '../inference-config.js';
 import { createBackend } from './backend-factory.js';
@@ -37,11 +38,13 @@ export class ModelCatalog {
     private readonly config: InferenceConfig,
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly logger: Logger,
+    private readonly embeddedRuntime?: EmbeddedModelRuntime,
   ) {}
 
   /** Applies TRELLIS_MODELS_FILE (when set), loads the catalog and starts watching it for changes. */
   async start(): Promise<void> {
     if (this.config.modelsFile) await this.applyModelsFile(this.config.modelsFile);
+    await this.ensureDefaultEmbeddedModel();
     await this.refresh();
     this.timer = setInterval(() => {
       this.refresh().catch((error) => this.logger.warn({ err: error }, 'model catalog refresh failed'));
@@ -77,7 +80,7 @@ export class ModelCatalog {
   /** Adds or replaces a model (administrators). The backend is built first, so a definition that cannot serve is refused. */
   async register(input: unknown, source: ModelSource = 'api'): Promise<CatalogEntry> {
     const definition = validateOrThrow(ModelDefinitionSchema, input, 'definition');
-    await createBackend(definition, this.config, this.env).close();
+    await createBackend(definition, this.config, this.env, this.embeddedRuntime).close();
     await this.db.transaction().execute((trx) => store.upsertModel(trx, definition, source));
     await this.refresh();
     return this.entries.get(definition.id)!;
@@ -109,7 +112,7 @@ export class ModelCatalog {
         continue;
       }
       try {
-        const backend = createBackend(row.definition, this.config, this.env);
+        const backend = createBackend(row.definition, this.config, this.env, this.embeddedRuntime);
         next.set(row.id, { id: row.id, definition: row.definition, source: row.source, createdAt: row.createdAt, backend, fingerprint });
         if (current) retired.push(current.backend);
       } catch (error) {
@@ -122,6 +125,17 @@ export class ModelCatalog {
     this.entries = next;
     // Pools close once their in-flight requests are done.
     for (const backend of retired) backend.close().catch(() => undefined);
+  }
+
+  /** With an embedded runtime, a fresh installation serves its model without any configuration. */
+  private async ensureDefaultEmbeddedModel(): Promise<void> {
+    const model = this.embeddedRuntime?.defaultModel;
+    if (!model) return;
+    const definition: ModelDefinition = { id: model.id, backend: 'embedded', root: model.root, owned_by: 'trellis' };
+    await this.db.transaction().execute(async (trx) => {
+      if ((await store.listModels(trx)).some((row) => row.id === model.id)) return;
+      await store.upsertModel(trx, definition, 'config');
+    });
   }
 
   /**
@@ -139,7 +153,7 @@ export class ModelCatalog {
     let models: ModelDefinition[];
     try {
       models = validateOrThrow(ModelsFileSchema, parsed, 'file').models;
-      for (const definition of models) await createBackend(definition, this.config, this.env).close();
+      for (const definition of models) await createBackend(definition, this.config, this.env, this.embeddedRuntime).close();
     } catch (error) {
       const issues = error instanceof TrellisError && error.issues ? `: ${JSON.stringify(error.issues)}` : '';
       throw new ConfigError(`TRELLIS_MODELS_FILE ${file} is invalid: ${(error as Error).message}${issues}`);
