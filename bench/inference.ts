@@ -13,7 +13,8 @@ import { Pool } from 'undici';
  * through the Portkey AI gateway (own process), side by side in one run, plain and streaming, at several
  * concurrencies. Closed loop: each client sends its next request when the previous one is done.
  *
- *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delay-ms 50] [--seconds 6] [--concurrency 50,200]
+ *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delay-ms 50] [--seconds 5] [--concurrency 1,50,200]
+ *     [--targets direct,trellis,portkey] [--modes plain,stream]
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -21,9 +22,9 @@ const option = (name: string, fallback: string) => {
   return index >= 0 ? args[index + 1]! : fallback;
 };
 const DELAY_MS = Number(option('delay-ms', '50'));
-const SECONDS = Number(option('seconds', '6'));
+const SECONDS = Number(option('seconds', '5'));
 const WARMUP_SECONDS = Number(option('warmup-seconds', '2'));
-const CONCURRENCIES = option('concurrency', '50,200').split(',').map(Number);
+const CONCURRENCIES = option('concurrency', '1,50,200').split(',').map(Number);
 const TARGETS = option('targets', 'direct,trellis,portkey').split(',');
 const MODES = option('modes', 'plain,stream').split(',') as ('plain' | 'stream')[];
 const API_KEY = 'bench-admin-key-0123456789abcdefghijkl';
@@ -39,6 +40,10 @@ interface Target {
   headers: Record<string, string>;
   model: string;
 }
+
+/** Successful responses per target over the whole run (warm-up and smoke requests included). */
+const succeeded = new Map<string, number>();
+const countSuccess = (target: string) => succeeded.set(target, (succeeded.get(target) ?? 0) + 1);
 
 interface Result {
   target: string;
@@ -138,6 +143,7 @@ async function runLoad(target: Target, mode: 'plain' | 'stream', concurrency: nu
     while (running) {
       try {
         const latency = await one();
+        countSuccess(target.name);
         if (recording) latencies.push(latency);
       } catch {
         if (recording) errors++;
@@ -221,6 +227,7 @@ async function main() {
         const text = await response.body.text();
         await pool.close();
         const ok = response.statusCode === 200 && (mode === 'plain' || text.includes('data: [DONE]'));
+        if (ok) countSuccess(target.name);
         if (!ok) {
           if (target.name === 'trellis' || target.name === 'direct') throw new Error(`${target.name} ${mode} failed: ${response.statusCode} ${text.slice(0, 300)}`);
           unsupported.add(`${target.name}/${mode}`);
@@ -254,6 +261,25 @@ async function main() {
       process.stdout.write(
         `| ${result.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${result.concurrency} | ${result.target} | ${result.throughput.toFixed(0)} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} | ` +
           `${added(result.p50, direct?.p50)} | ${added(result.p99, direct?.p99)} | ${direct ? (result.throughput / direct.throughput).toFixed(2) : '—'} | ${result.errors} |\n`,
+      );
+    }
+    const trellis = targets.find((target) => target.name === 'trellis');
+    if (trellis) {
+      // Usage records are written off the request path (batched); after one flush interval every successful
+      // request must have its record.
+      await sleep(2_000);
+      const pool = new Pool(trellis.origin);
+      const response = await pool.request({
+        path: '/graphql',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+        body: JSON.stringify({ query: '{ team(name: "trellis") { inferenceUsage { requests errors } } }' }),
+      });
+      const usage = ((await response.body.json()) as { data: { team: { inferenceUsage: { requests: number; errors: number }[] } } }).data.team
+        .inferenceUsage[0];
+      await pool.close();
+      process.stdout.write(
+        `\nusage records: ${usage?.requests ?? 0} written (${usage?.errors ?? 0} errors) for ${succeeded.get('trellis') ?? 0} successful Trellis responses\n`,
       );
     }
   } finally {

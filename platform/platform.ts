@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import type { ApolloServer } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
-import { subscribe } from 'graphql';
+import { execute, subscribe } from 'graphql';
 import { sql } from 'kysely';
 import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
 import { createGateway, type Topology } from '../gateway/gateway.js';
@@ -109,6 +109,11 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
           throw new TrellisError(503, 'UNAVAILABLE', `Streaming needs the ${name} subgraph in the gateway process (not yet over the network)`);
         }
         return subscribe({ schema, document, variableValues: variables, contextValue });
+      },
+      executeLocal: (name, document, variables, contextValue) => {
+        const schema = started.get(name)?.schema;
+        if (!schema) return undefined;
+        return Promise.resolve(execute({ schema, document, variableValues: variables, contextValue }));
       },
     });
     const apollo = await createGateway({

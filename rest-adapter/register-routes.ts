@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/auth/principal.js';
 import { TrellisError, UnauthenticatedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
-import { executeThroughGateway } from './execute.js';
+import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './execute.js';
 import { serveEventStream, type SubscriptionExecutor } from './sse.js';
 import { FAMILY_MOUNTS, type Family, type RestRoute } from './route.js';
 
@@ -23,6 +23,8 @@ export interface RouteServices {
   principalOf(request: FastifyRequest): Promise<Principal | null | undefined>;
   /** Runs a subgraph's subscription for routes with `sse` (absent: such routes answer 503 when streaming). */
   subscribe?: SubscriptionExecutor;
+  /** Runs operations of routes that name their `subgraph` directly on it, when it runs in this process. */
+  executeLocal?: LocalExecutor;
 }
 
 /** Serves every route of the table: authenticate, validate (Fastify schema), run the operation, shape the reply. */
@@ -70,12 +72,13 @@ export function registerRoutes(app: FastifyInstance, routes: RestRoute[], servic
           if (!reply.raw.writableFinished) controller.abort();
         };
         reply.raw.once('close', onClose);
-        const data = await executeThroughGateway(services.apollo, route.operation, route.variables(input), {
-          principal: request.principal,
-          requestId: String(request.id),
-          logger: request.log,
-          signal: controller.signal,
-        });
+        const context = { principal: request.principal, requestId: String(request.id), logger: request.log, signal: controller.signal };
+        const variables = route.variables(input);
+        const local =
+          route.subgraph && services.executeLocal
+            ? await executeInSubgraph(services.executeLocal, route.subgraph, route.operation, variables, context)
+            : undefined;
+        const data = local ?? (await executeThroughGateway(services.apollo, route.operation, variables, context));
         reply.code(route.status ?? 200);
         return route.response(data, input);
       },

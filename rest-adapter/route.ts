@@ -49,6 +49,11 @@ export interface RestRoute<Body = any, Params = any, Query = any> {
    */
   bodyValidation?: 'edge' | 'operation';
   /**
+   * The one subgraph the operation touches. When it runs in this process the operation is executed on its schema
+   * directly, skipping the gateway's planning (for hot paths); otherwise it goes through the gateway as usual.
+   */
+  subgraph?: string;
+  /**
    * Server-sent events: when `when(input)` holds, the route executes `subscription` against the named subgraph's
    * schema (the gateway cannot run subscriptions) and writes each event as a `data:` line, then `data: <done>`.
    * Errors before the first event are answered as ordinary error responses; later ones as a last `data:` event

@@ -26,6 +26,7 @@ export const inferenceRoutes = [
     path: '/models',
     summary: 'Models the caller may use',
     schema: { response: Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelObject) }) },
+    subgraph: 'inference',
     operation: 'query InferenceModels { inferenceModels { id created ownedBy root } }',
     variables: () => ({}),
     response: (data: { inferenceModels: { id: string; created: string; ownedBy: string; root: string }[] }) => ({
@@ -47,6 +48,8 @@ export const inferenceRoutes = [
     schema: { body: ChatCompletionRequestSchema },
     // Rejected requests are recorded as usage too, so the operation validates (with the same schema).
     bodyValidation: 'operation',
+    // The hot path: executed on the inference subgraph directly when it runs in this process.
+    subgraph: 'inference',
     operation: 'mutation ChatCompletion($request: JSONObject!, $project: String) { createChatCompletion(request: $request, project: $project) }',
     variables: (input) => ({ request: input.body, project: projectHeader(input) }),
     response: (data: { createChatCompletion: unknown }) => data.createChatCompletion,
