@@ -9,7 +9,7 @@ import { Pool } from 'undici';
 
 /**
  * Inference overhead benchmark: the same stand-in OpenAI-compatible upstream (own process, fixed delay) called
- * directly, through Trellis (`npm start`'s process: REST adapter → gateway → inference subgraph → upstream) and
+ * directly, through Trellis (`npm start`'s process: REST adapter → inference subgraph → upstream) and
  * through the Portkey AI gateway (own process), side by side in one run, plain and streaming, at several
  * concurrencies. Closed loop: each client sends its next request when the previous one is done.
  *

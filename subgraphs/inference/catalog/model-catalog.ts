@@ -31,7 +31,7 @@ export interface CatalogEntry {
 export class ModelCatalog {
   private entries = new Map<string, CatalogEntry>();
   private timer: NodeJS.Timeout | undefined;
-  private refreshing: Promise<void> | undefined;
+  private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Kysely<InferenceDatabase>,
@@ -92,12 +92,14 @@ export class ModelCatalog {
     return deleted;
   }
 
-  /** Re-reads the catalog; unchanged models keep their backend (and its warm connections). */
+  /**
+   * Re-reads the catalog; unchanged models keep their backend (and its warm connections). Reads run one after
+   * another, so a read requested after a write always starts after it.
+   */
   refresh(): Promise<void> {
-    this.refreshing ??= this.load().finally(() => {
-      this.refreshing = undefined;
-    });
-    return this.refreshing;
+    const next = this.refreshing.then(() => this.load());
+    this.refreshing = next.catch(() => undefined);
+    return next;
   }
 
   private async load(): Promise<void> {
