@@ -14,6 +14,7 @@ import type { IdentityServices } from '../subgraphs/identity/services.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import { ConfigError, type PlatformConfig } from './config.js';
 import { TrellisError } from './errors.js';
+import { RemoteSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -78,6 +79,10 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ? await loadOrCreateSecretFile(config.dataDir, 'internal-secret', config.internalSecret)
       : '';
 
+    // Subscriptions of subgraphs running as services are reached over graphql-ws (streaming REST routes).
+    const remoteSubscriptions = remoteNames.length ? new RemoteSubscriptions(internalSecret) : undefined;
+    if (remoteSubscriptions) cleanups.push(() => remoteSubscriptions.close());
+
     const started = new Map<string, StartedSubgraph<any>>();
     for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
       const subgraph = await module.start({ db, config, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
@@ -105,10 +110,10 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       // Streaming routes run a subgraph's subscription in this process; a remote subgraph cannot stream yet.
       subscribe: async (name, document, variables, contextValue) => {
         const schema = started.get(name)?.schema;
-        if (!schema) {
-          throw new TrellisError(503, 'UNAVAILABLE', `Streaming needs the ${name} subgraph in the gateway process (not yet over the network)`);
-        }
-        return subscribe({ schema, document, variableValues: variables, contextValue });
+        if (schema) return subscribe({ schema, document, variableValues: variables, contextValue });
+        const url = config.subgraphUrls[name];
+        if (url && remoteSubscriptions) return remoteSubscriptions.subscribe(url, document, variables, contextValue);
+        throw new TrellisError(503, 'UNAVAILABLE', `The ${name} subgraph is not reachable for streaming`);
       },
       executeLocal: (name, document, variables, contextValue) => {
         const schema = started.get(name)?.schema;
