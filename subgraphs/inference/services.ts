@@ -1,6 +1,7 @@
 import type { ChatService } from './chat/chat.service.js';
 import type { ModelCatalog } from './catalog/model-catalog.js';
 import type { InferenceConfig } from './inference-config.js';
+import type { TraceSettings } from './tracing/trace-settings.js';
 import type { UsageRecorder } from './usage/usage-recorder.js';
 import type { UsageQueries } from './usage/usage.resolver.js';
 
@@ -9,5 +10,6 @@ export interface InferenceServices {
   catalog: ModelCatalog;
   chat: ChatService;
   usage: UsageRecorder;
+  traceSettings: TraceSettings;
   usageQueries: UsageQueries;
 }

@@ -8,6 +8,9 @@ import { ClientClosedError } from '../backends/upstream-errors.js';
 import type { CatalogEntry, ModelCatalog } from '../catalog/model-catalog.js';
 import type { Lease, RequestLimiter } from '../limits/request-limiter.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
+import { opNameOf, type CompletionTrace } from '../tracing/completion-trace.js';
+import type { TraceSettings } from '../tracing/trace-settings.js';
+import { randomUUID } from 'node:crypto';
 import { attributionOf, DEFAULT_USAGE_PROJECT, type Attribution } from './attribution.js';
 import { isUsage, type ChatCompletion, type ChatCompletionChunk, type Usage } from './chat-completion.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from './chat-request.schema.js';
@@ -36,6 +39,13 @@ interface Exchange {
   usage?: Usage;
   firstTokenMs?: number;
   endUser?: string | null;
+  /** Set when the completion is to be recorded as a Family A call. */
+  trace?: {
+    request: ChatCompletionRequest;
+    output?: unknown;
+    /** Streamed choices, assembled from the chunks. */
+    streamed?: Map<number, { index: number; message: { role: string; content: string }; finish_reason: string | null }>;
+  };
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -49,6 +59,7 @@ export class ChatService {
     private readonly catalog: ModelCatalog,
     private readonly limiter: RequestLimiter,
     private readonly usage: UsageRecorder,
+    private readonly traceSettings: TraceSettings,
     private readonly logger: Logger,
   ) {}
 
@@ -58,6 +69,7 @@ export class ChatService {
     try {
       const completion = await entry.backend.complete(backendRequest(request, exchange.report), caller.signal ?? NEVER_ABORTED);
       if (isUsage(completion.usage)) exchange.usage = completion.usage;
+      if (exchange.trace) exchange.trace.output = outputOf(completion.choices);
       this.finish(exchange);
       return completion;
     } catch (error) {
@@ -102,10 +114,12 @@ export class ChatService {
           if (isUsage(chunk.usage)) exchange.usage = chunk.usage;
           if (!includeUsage) chunk = withoutUsage(chunk);
         }
+        if (exchange.trace) assemble(exchange.trace, chunk);
         if (includeUsage || chunk.choices.length > 0) yield chunk;
         next = await iterator.next();
       }
       outcome = {};
+      if (exchange.trace?.streamed) exchange.trace.output = outputOf([...exchange.trace.streamed.values()].sort((a, b) => a.index - b.index));
     } catch (error) {
       outcome = { error };
       throw error;
@@ -148,6 +162,10 @@ export class ChatService {
       assertParametersSupported(entry.backend, request.model, request);
       const { attribution, caller } = exchange;
       exchange.lease = this.limiter.acquire(caller.principal.apiKeyId, `${attribution.entity}/${attribution.project}`);
+      // Only requests that name a project are traced there (and only if the project did not switch it off).
+      if (this.usage.tracing && caller.project && this.traceSettings.isEnabled(attribution.entity, attribution.project)) {
+        exchange.trace = { request };
+      }
       return { request, entry };
     } catch (error) {
       this.finish(exchange, error);
@@ -182,6 +200,55 @@ export class ChatService {
       attempts: exchange.report.attempts,
       requestId: exchange.caller.requestId ?? null,
     });
+    if (exchange.trace) this.usage.recordTrace(traceOf(exchange, error === undefined ? undefined : (failure?.message ?? 'Internal server error')));
+  }
+}
+
+function traceOf(exchange: Exchange, failure: string | undefined): CompletionTrace {
+  const { request } = exchange.trace!;
+  const { model, messages, stream: _stream, stream_options: _options, ...parameters } = request;
+  const usage = exchange.usage;
+  const id = randomUUID();
+  return {
+    entity: exchange.attribution.entity,
+    project: exchange.attribution.project,
+    author: exchange.caller.principal.username,
+    call: {
+      id,
+      trace_id: randomUUID(),
+      op_name: opNameOf(model),
+      started_at: exchange.createdAt.toISOString(),
+      ended_at: new Date(exchange.createdAt.getTime() + (performance.now() - exchange.started)).toISOString(),
+      inputs: { model, messages, ...Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== null && value !== undefined)) },
+      output: failure === undefined ? (exchange.trace!.output ?? null) : null,
+      summary: {
+        usage: usage
+          ? { [model]: { requests: 1, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens } }
+          : {},
+      },
+      attributes: { trellis: { source: 'inference', stream: exchange.stream, backend: exchange.entry?.backend.kind ?? null, request_id: exchange.caller.requestId ?? null } },
+      exception: failure ?? null,
+    },
+  };
+}
+
+/** The call's output: the choice, or every choice when several were asked for. */
+function outputOf(choices: unknown[]): unknown {
+  return choices.length === 1 ? choices[0] : { choices };
+}
+
+function assemble(trace: NonNullable<Exchange['trace']>, chunk: ChatCompletionChunk): void {
+  trace.streamed ??= new Map();
+  for (const choice of chunk.choices) {
+    let assembled = trace.streamed.get(choice.index);
+    if (!assembled) {
+      assembled = { index: choice.index, message: { role: 'assistant', content: '' }, finish_reason: null };
+      trace.streamed.set(choice.index, assembled);
+    }
+    const delta = choice.delta as { role?: unknown; content?: unknown };
+    if (typeof delta.role === 'string') assembled.message.role = delta.role;
+    if (typeof delta.content === 'string') assembled.message.content += delta.content;
+    if (choice.finish_reason) assembled.finish_reason = choice.finish_reason;
   }
 }
 

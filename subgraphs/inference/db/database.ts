@@ -39,7 +39,16 @@ export interface UsageRecordsTable {
   request_id: string | null;
 }
 
+export interface ProjectSettingsTable {
+  entity: string;
+  project: string;
+  /** Record each completion of the project as a Family A call (default: on). */
+  trace_completions: boolean;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface InferenceDatabase {
+  project_settings: ProjectSettingsTable;
   models: ModelsTable;
   usage_records: UsageRecordsTable;
 }

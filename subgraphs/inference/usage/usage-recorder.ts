@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../../../platform/logger.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import type { InferenceDatabase } from '../db/database.js';
+import type { CompletionTrace, CompletionTraceSink } from '../tracing/completion-trace.js';
 import { usageStore, type UsageRecord } from './usage.store.js';
 
 const BATCH_SIZE = 500;
@@ -16,6 +17,7 @@ const MAX_BUFFERED = 200_000;
 export class UsageRecorder implements BackgroundWorker {
   readonly name = 'inference-usage-recorder';
   private buffer: UsageRecord[] = [];
+  private traces: CompletionTrace[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
 
@@ -23,6 +25,7 @@ export class UsageRecorder implements BackgroundWorker {
     private readonly db: Kysely<InferenceDatabase>,
     private readonly logger: Logger,
     flushMs: number,
+    private readonly traceSink?: CompletionTraceSink,
   ) {
     // Runs even when the platform starts without workers; `stop()` is the shutdown flush.
     this.timer = setInterval(() => void this.flush(), flushMs);
@@ -34,8 +37,19 @@ export class UsageRecorder implements BackgroundWorker {
     if (this.buffer.length >= BATCH_SIZE) void this.flush();
   }
 
+  /** Whether traced completions go anywhere (a sink is bound); when not, callers need not build them. */
+  get tracing(): boolean {
+    return this.traceSink !== undefined;
+  }
+
+  /** Completions recorded as Family A calls: handed to the sink in the same flushes, after the usage records. */
+  recordTrace(trace: CompletionTrace): void {
+    if (!this.traceSink) return;
+    this.traces.push(trace);
+  }
+
   get pending(): number {
-    return this.buffer.length;
+    return this.buffer.length + this.traces.length;
   }
 
   /** Writes everything buffered so far; resolves when it is written (or has failed and been kept). */
@@ -48,8 +62,8 @@ export class UsageRecorder implements BackgroundWorker {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    for (let attempt = 0; attempt < 3 && this.buffer.length > 0; attempt++) await this.flush();
-    if (this.buffer.length > 0) this.logger.error({ lost: this.buffer.length }, 'usage records could not be written before shutdown');
+    for (let attempt = 0; attempt < 3 && this.pending > 0; attempt++) await this.flush();
+    if (this.pending > 0) this.logger.error({ lost: this.pending }, 'usage records or traces could not be written before shutdown');
   }
 
   private async writeBuffered(): Promise<void> {
@@ -64,6 +78,18 @@ export class UsageRecorder implements BackgroundWorker {
           this.logger.error({ dropped: dropped.length }, 'usage record buffer full: dropped the oldest records');
         }
         this.logger.warn({ err: error, pending: this.buffer.length }, 'writing usage records failed; will retry');
+        return;
+      }
+    }
+    // Traces separately: a failing sink must never hold back usage records.
+    while (this.traceSink && this.traces.length > 0) {
+      const batch = this.traces.splice(0, BATCH_SIZE);
+      try {
+        await this.db.transaction().execute((trx) => this.traceSink!(trx, batch));
+      } catch (error) {
+        this.traces.unshift(...batch);
+        if (this.traces.length > MAX_BUFFERED) this.traces.splice(0, this.traces.length - MAX_BUFFERED);
+        this.logger.warn({ err: error, pending: this.traces.length }, 'handing completion traces to the sink failed; will retry');
         return;
       }
     }

@@ -35,10 +35,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('request_id', 'text')
     .execute();
   await db.schema.createIndex('usage_records_project_time').on('usage_records').columns(['entity', 'project', 'created_at']).execute();
+  await db.schema
+    .createTable('project_settings')
+    .addColumn('entity', 'text', (col) => col.notNull())
+    .addColumn('project', 'text', (col) => col.notNull())
+    .addColumn('trace_completions', 'boolean', (col) => col.notNull())
+    .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+    .addPrimaryKeyConstraint('project_settings_pk', ['entity', 'project'])
+    .execute();
   await db.schema.createIndex('usage_records_entity_time').on('usage_records').columns(['entity', 'created_at']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('project_settings').execute();
   await db.schema.dropTable('usage_records').execute();
   await db.schema.dropTable('models').execute();
 }
