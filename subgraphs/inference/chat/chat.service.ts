@@ -8,9 +8,8 @@ import { ClientClosedError } from '../backends/upstream-errors.js';
 import type { CatalogEntry, ModelCatalog } from '../catalog/model-catalog.js';
 import type { Lease, RequestLimiter } from '../limits/request-limiter.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
-import { opNameOf, type CompletionTrace } from '../tracing/completion-trace.js';
+import { buildCompletionTrace, outputOf, StreamedOutput } from '../tracing/completion-trace.js';
 import type { TraceSettings } from '../tracing/trace-settings.js';
-import { randomUUID } from 'node:crypto';
 import { attributionOf, DEFAULT_USAGE_PROJECT, type Attribution } from './attribution.js';
 import { isUsage, type ChatCompletion, type ChatCompletionChunk, type Usage } from './chat-completion.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from './chat-request.schema.js';
@@ -44,7 +43,7 @@ interface Exchange {
     request: ChatCompletionRequest;
     output?: unknown;
     /** Streamed choices, assembled from the chunks. */
-    streamed?: Map<number, { index: number; message: { role: string; content: string }; finish_reason: string | null }>;
+    streamed?: StreamedOutput;
   };
 }
 
@@ -114,12 +113,12 @@ export class ChatService {
           if (isUsage(chunk.usage)) exchange.usage = chunk.usage;
           if (!includeUsage) chunk = withoutUsage(chunk);
         }
-        if (exchange.trace) assemble(exchange.trace, chunk);
+        if (exchange.trace) (exchange.trace.streamed ??= new StreamedOutput()).add(chunk);
         if (includeUsage || chunk.choices.length > 0) yield chunk;
         next = await iterator.next();
       }
       outcome = {};
-      if (exchange.trace?.streamed) exchange.trace.output = outputOf([...exchange.trace.streamed.values()].sort((a, b) => a.index - b.index));
+      if (exchange.trace?.streamed) exchange.trace.output = exchange.trace.streamed.output();
     } catch (error) {
       outcome = { error };
       throw error;
@@ -200,55 +199,23 @@ export class ChatService {
       attempts: exchange.report.attempts,
       requestId: exchange.caller.requestId ?? null,
     });
-    if (exchange.trace) this.usage.recordTrace(traceOf(exchange, error === undefined ? undefined : (failure?.message ?? 'Internal server error')));
-  }
-}
-
-function traceOf(exchange: Exchange, failure: string | undefined): CompletionTrace {
-  const { request } = exchange.trace!;
-  const { model, messages, stream: _stream, stream_options: _options, ...parameters } = request;
-  const usage = exchange.usage;
-  const id = randomUUID();
-  return {
-    entity: exchange.attribution.entity,
-    project: exchange.attribution.project,
-    author: exchange.caller.principal.username,
-    call: {
-      id,
-      trace_id: randomUUID(),
-      op_name: opNameOf(model),
-      started_at: exchange.createdAt.toISOString(),
-      ended_at: new Date(exchange.createdAt.getTime() + (performance.now() - exchange.started)).toISOString(),
-      inputs: { model, messages, ...Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== null && value !== undefined)) },
-      output: failure === undefined ? (exchange.trace!.output ?? null) : null,
-      summary: {
-        usage: usage
-          ? { [model]: { requests: 1, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens } }
-          : {},
-      },
-      attributes: { trellis: { source: 'inference', stream: exchange.stream, backend: exchange.entry?.backend.kind ?? null, request_id: exchange.caller.requestId ?? null } },
-      exception: failure ?? null,
-    },
-  };
-}
-
-/** The call's output: the choice, or every choice when several were asked for. */
-function outputOf(choices: unknown[]): unknown {
-  return choices.length === 1 ? choices[0] : { choices };
-}
-
-function assemble(trace: NonNullable<Exchange['trace']>, chunk: ChatCompletionChunk): void {
-  trace.streamed ??= new Map();
-  for (const choice of chunk.choices) {
-    let assembled = trace.streamed.get(choice.index);
-    if (!assembled) {
-      assembled = { index: choice.index, message: { role: 'assistant', content: '' }, finish_reason: null };
-      trace.streamed.set(choice.index, assembled);
+    if (exchange.trace) {
+      this.usage.recordTrace(
+        buildCompletionTrace({
+          attribution: exchange.attribution,
+          author: exchange.caller.principal.username,
+          request: exchange.trace.request,
+          startedAt: exchange.createdAt,
+          durationMs: performance.now() - exchange.started,
+          usage,
+          output: exchange.trace.output,
+          failure: error === undefined ? undefined : (failure?.message ?? 'Internal server error'),
+          stream: exchange.stream,
+          backend: exchange.entry?.backend.kind ?? null,
+          requestId: exchange.caller.requestId ?? null,
+        }),
+      );
     }
-    const delta = choice.delta as { role?: unknown; content?: unknown };
-    if (typeof delta.role === 'string') assembled.message.role = delta.role;
-    if (typeof delta.content === 'string') assembled.message.content += delta.content;
-    if (choice.finish_reason) assembled.finish_reason = choice.finish_reason;
   }
 }
 
