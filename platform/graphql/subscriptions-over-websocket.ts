@@ -14,7 +14,8 @@ import type { GraphQLContext } from './context.js';
  * Each operation carries the caller's identity signed like the gateway's HTTP requests (in the operation's
  * `extensions`: one connection carries many callers); the connection itself must be signed too.
  */
-export const SUBSCRIPTION_PATH = '/graphql/ws';
+/** Internal (platform processes only, signed identity); distinct from any public subscription endpoint. */
+export const SUBSCRIPTION_PATH = '/graphql/internal-ws';
 
 export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, secret: string, logger: Logger): () => Promise<void> {
   const sockets = new WebSocketServer({ server, path: SUBSCRIPTION_PATH });
