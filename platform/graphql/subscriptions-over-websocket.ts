@@ -18,7 +18,14 @@ import type { GraphQLContext } from './context.js';
 export const SUBSCRIPTION_PATH = '/graphql/internal-ws';
 
 export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, secret: string, logger: Logger): () => Promise<void> {
-  const sockets = new WebSocketServer({ server, path: SUBSCRIPTION_PATH });
+  // Upgrades are routed by hand: a WebSocketServer bound to the HTTP server answers 400 to every other path,
+  // which would break other WebSocket endpoints on the same server.
+  const sockets = new WebSocketServer({ noServer: true });
+  const onUpgrade = (request: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
+    if (request.url?.split('?')[0] !== SUBSCRIPTION_PATH) return;
+    sockets.handleUpgrade(request, socket, head, (client) => sockets.emit('connection', client, request));
+  };
+  server.on('upgrade', onUpgrade);
   // Per connection: the operations in flight, so a completed or dropped one aborts its context's signal.
   const inFlight = new WeakMap<object, Map<string, AbortController>>();
   const controllersOf = (socket: object) => {
@@ -68,6 +75,7 @@ export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, s
     sockets,
   );
   return async () => {
+    server.off('upgrade', onUpgrade);
     await dispose.dispose();
     sockets.close();
   };
