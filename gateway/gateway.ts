@@ -34,6 +34,10 @@ export interface GatewayOptions {
 
 export async function createGateway(options: GatewayOptions): Promise<ApolloServer<GraphQLContext>> {
   const { topology } = options;
+  // @apollo/gateway otherwise starts anonymous usage telemetry: it probes cloud metadata addresses
+  // (169.254.169.254, metadata.google.internal…) and exports metrics to Apollo. A self-hosted platform must
+  // not reach out on its own; operators can still opt in by setting APOLLO_TELEMETRY_DISABLED=false.
+  process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     logger: options.logger,

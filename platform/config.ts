@@ -21,8 +21,9 @@ export interface PlatformConfig {
   subgraphUrls: Record<string, string>;
   databasePoolSize: number;
   /**
-   * The environment this configuration was read from, so a subgraph can parse its own variables in its own
-   * config module (e.g. subgraphs/automations/config.ts) from the same source the platform used.
+   * The environment this configuration was read from. Settings that belong to one subgraph are parsed by that
+   * subgraph's own config module from here (e.g. subgraphs/automations/config.ts), so tests and processes that
+   * pass an explicit environment configure subgraphs the same way.
    */
   env: Readonly<Record<string, string | undefined>>;
 }

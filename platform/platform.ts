@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import type { ApolloServer } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
+import { execute, subscribe } from 'graphql';
 import { sql } from 'kysely';
 import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
 import { createGateway, type Topology } from '../gateway/gateway.js';
@@ -12,6 +13,8 @@ import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityServices } from '../subgraphs/identity/services.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import { ConfigError, type PlatformConfig } from './config.js';
+import { TrellisError } from './errors.js';
+import { RemoteSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -76,6 +79,10 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ? await loadOrCreateSecretFile(config.dataDir, 'internal-secret', config.internalSecret)
       : '';
 
+    // Subscriptions of subgraphs running as services are reached over graphql-ws (streaming REST routes).
+    const remoteSubscriptions = remoteNames.length ? new RemoteSubscriptions(internalSecret) : undefined;
+    if (remoteSubscriptions) cleanups.push(() => remoteSubscriptions.close());
+
     const started = new Map<string, StartedSubgraph<any>>();
     for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
       const subgraph = await module.start({ db, config, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
@@ -103,6 +110,19 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       extensions: [...started.values()].flatMap((subgraph) =>
         subgraph.httpExtensions({ authenticate: (key) => authenticator.authenticate(key) }),
       ),
+      // Streaming routes run a subgraph's subscription in this process; a remote subgraph cannot stream yet.
+      subscribe: async (name, document, variables, contextValue) => {
+        const schema = started.get(name)?.schema;
+        if (schema) return subscribe({ schema, document, variableValues: variables, contextValue });
+        const url = config.subgraphUrls[name];
+        if (url && remoteSubscriptions) return remoteSubscriptions.subscribe(url, document, variables, contextValue);
+        throw new TrellisError(503, 'UNAVAILABLE', `The ${name} subgraph is not reachable for streaming`);
+      },
+      executeLocal: (name, document, variables, contextValue) => {
+        const schema = started.get(name)?.schema;
+        if (!schema) return undefined;
+        return Promise.resolve(execute({ schema, document, variableValues: variables, contextValue }));
+      },
     });
     const apollo = await createGateway({
       supergraphSdl,

@@ -12,6 +12,7 @@ import { connectDatabase } from './db/connection.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { loadOrCreateSecretFile } from './internal-secret.js';
 import { createLogger } from './logger.js';
+import { serveSubscriptions } from './graphql/subscriptions-over-websocket.js';
 
 /**
  * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/platform/serve-subgraph.js tracing`).
@@ -58,11 +59,14 @@ await app.register(fastifyApollo(apollo), {
     }
   },
 });
+// Subscription fields are served over graphql-ws (the gateway process runs them for streaming REST routes).
+const closeSubscriptions = subgraph.schema.getSubscriptionType() ? serveSubscriptions(app.server, subgraph.schema, secret, logger) : undefined;
 await app.listen({ host: config.host, port: config.port });
 logger.info({ subgraph: name, port: config.port }, 'subgraph service listening');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
+    await closeSubscriptions?.();
     await app.close();
     await subgraph.stop();
     await db.close();

@@ -51,6 +51,16 @@ export type ReferenceResolver = (
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ResolverClass<Services> = new (services: Services) => any;
 
+/**
+ * The event source of one Subscription field: graphql's `subscribe` step. type-graphql's `@Subscription` only
+ * declares the field (its `subscribe` option cannot reach the resolver's services); the subgraph binds the
+ * source here, with its services, like `references`.
+ */
+export type SubscriptionSource = (
+  args: Record<string, unknown>,
+  context: GraphQLContext,
+) => AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>;
+
 export interface SubgraphSpec<Services> {
   name: string;
   migrations: Migrations;
@@ -59,6 +69,8 @@ export interface SubgraphSpec<Services> {
   orphanedTypes?: Function[];
   /** `__resolveReference` per entity type name. */
   references?: (services: Services) => Record<string, ReferenceResolver>;
+  /** Event sources of the subgraph's Subscription fields, by field name. */
+  subscriptions?: (services: Services) => Record<string, SubscriptionSource>;
   createServices(dependencies: SubgraphDependencies & { store: Kysely<any> }): Services | Promise<Services>;
   /** `schema` is the subgraph's executable schema, for workers that consume its own subscriptions. */
   workers?(services: Services, dependencies: SubgraphDependencies & { schema: GraphQLSchema }): BackgroundWorker[];
@@ -99,8 +111,9 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
       orphanedTypes: spec.orphanedTypes,
       skipCheck: true,
       validate: false,
-      // Subscriptions in Trellis use explicit `subscribe` functions; type-graphql still insists on a PubSub.
-      pubSub: unusedPubSub,
+      // type-graphql insists on a PubSub once a @Subscription exists; Trellis binds every subscription to an
+      // explicit `subscribe` function (or the `subscriptions` option), so this one must never be used.
+      pubSub: UNUSED_PUB_SUB,
       container: {
         get: (someClass: ResolverClass<Services>) => {
           let instance = instances.get(someClass);
@@ -117,6 +130,17 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
     if (services !== undefined && spec.references) {
       for (const [typeName, resolveReference] of Object.entries(spec.references(services))) {
         resolvers[typeName] = { ...(resolvers[typeName] ?? {}), __resolveReference: resolveReference };
+      }
+    }
+    if (services !== undefined && spec.subscriptions) {
+      const subscriptionFields = (resolvers.Subscription ??= {}) as Record<string, Record<string, unknown>>;
+      for (const [field, source] of Object.entries(spec.subscriptions(services))) {
+        subscriptionFields[field] = {
+          ...(subscriptionFields[field] ?? {}),
+          subscribe: (_root: unknown, args: Record<string, unknown>, context: GraphQLContext) => source(args, context),
+          // Each event is the field's value (type-graphql's own resolve expects its pub/sub payload shape).
+          resolve: (payload: unknown) => payload,
+        };
       }
     }
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -155,12 +179,12 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
   };
 }
 
-const unusedPubSub = {
+const UNUSED_PUB_SUB = {
   publish(): never {
-    throw new Error('type-graphql PubSub is not used: give every @Subscription a `subscribe` function');
+    throw new Error('type-graphql PubSub is not used: bind every @Subscription with `subscribe` or `subscriptions`');
   },
   subscribe(): never {
-    throw new Error('type-graphql PubSub is not used: give every @Subscription a `subscribe` function');
+    throw new Error('type-graphql PubSub is not used: bind every @Subscription with `subscribe` or `subscriptions`');
   },
 };
 

@@ -1,6 +1,7 @@
 import type { ApolloServer } from '@apollo/server';
+import { GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { GraphQLContext } from '../platform/graphql/context.js';
-import { trellisErrorFromGraphQL } from '../platform/errors.js';
+import { TrellisError, trellisErrorFromGraphQL } from '../platform/errors.js';
 
 /**
  * Runs one operation through the gateway exactly as a GraphQL client's request would run (same validation,
@@ -17,4 +18,51 @@ export async function executeThroughGateway(
   const { data, errors } = response.body.singleResult;
   if (errors && errors.length > 0) throw trellisErrorFromGraphQL(errors[0]!);
   return (data ?? {}) as Record<string, any>;
+}
+
+/**
+ * Executes an operation on one subgraph's schema in this process; resolves undefined when that subgraph does not
+ * run here (the caller then goes through the gateway).
+ */
+export type LocalExecutor = (
+  subgraph: string,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  context: GraphQLContext,
+) => Promise<ExecutionResult> | undefined;
+
+const parsedOperations = new Map<string, DocumentNode>();
+
+/**
+ * Runs a route's operation directly on the one subgraph it touches (no query planning, no result re-shaping),
+ * for routes on a hot path. The operation is the route's own (not client-supplied), so the gateway's depth and
+ * cost rules have nothing to add; errors are masked the same way: deliberate ones keep their code, anything
+ * else is logged and becomes "Internal server error".
+ */
+export async function executeInSubgraph(
+  run: LocalExecutor,
+  subgraph: string,
+  operation: string,
+  variables: Record<string, unknown>,
+  context: GraphQLContext,
+): Promise<Record<string, any> | undefined> {
+  let document = parsedOperations.get(operation);
+  if (!document) {
+    document = parse(operation);
+    parsedOperations.set(operation, document);
+  }
+  const pending = run(subgraph, document, variables, context);
+  if (!pending) return undefined;
+  const { data, errors } = await pending;
+  if (errors && errors.length > 0) throw deliberateError(errors[0]!, context);
+  return (data ?? {}) as Record<string, any>;
+}
+
+function deliberateError(error: GraphQLError, context: GraphQLContext): TrellisError {
+  if (error.originalError instanceof TrellisError) return error.originalError;
+  // No resolver was reached (variables that do not fit the operation): the request's fault, as Apollo would say.
+  if (!error.originalError && !error.path) return new TrellisError(400, 'BAD_REQUEST', error.message);
+  if (error.extensions?.code && error.extensions.code !== 'INTERNAL') return trellisErrorFromGraphQL(error);
+  context.logger.error({ err: error.originalError ?? error }, 'unexpected error in a subgraph operation');
+  return new TrellisError(500, 'INTERNAL', 'Internal server error');
 }

@@ -3,9 +3,10 @@ import type { ApolloServer } from '@apollo/server';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/auth/principal.js';
-import { UnauthenticatedError } from '../platform/errors.js';
+import { TrellisError, UnauthenticatedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
-import { executeThroughGateway } from './execute.js';
+import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './execute.js';
+import { serveEventStream, type SubscriptionExecutor } from './sse.js';
 import { FAMILY_MOUNTS, type Family, type RestRoute, type RouteInput } from './route.js';
 
 declare module 'fastify' {
@@ -22,6 +23,10 @@ export interface RouteServices {
   apollo: ApolloServer<GraphQLContext>;
   /** Resolves the request's credentials; undefined = no credentials sent, null = credentials rejected. */
   principalOf(request: FastifyRequest): Promise<Principal | null | undefined>;
+  /** Runs a subgraph's subscription for routes with `sse` (absent: such routes answer 503 when streaming). */
+  subscribe?: SubscriptionExecutor;
+  /** Runs operations of routes that name their `subgraph` directly on it, when it runs in this process. */
+  executeLocal?: LocalExecutor;
 }
 
 /** Serves every route of the table: authenticate, validate (Fastify schema), run the operation, shape the reply. */
@@ -47,6 +52,8 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
     url,
     config: { family: route.family },
     bodyLimit: route.bodyLimit,
+    // The operation validates the body itself (same schema); Fastify only records what it found.
+    attachValidation: route.bodyValidation === 'operation',
     schema: {
       summary: route.summary,
       tags: [route.family],
@@ -72,12 +79,23 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
         principal: request.principal,
         headers: request.headers,
       };
-      const execute = (variables: Record<string, unknown>) =>
-        executeThroughGateway(services.apollo, route.operation, variables, {
-          principal: request.principal,
-          requestId: String(request.id),
-          logger: request.log,
-        });
+      if (route.sse?.when(input)) {
+        if (!services.subscribe) throw new TrellisError(503, 'UNAVAILABLE', 'Streaming responses are not available in this deployment');
+        return serveEventStream(request, reply, route.sse, input, route.family, services.subscribe);
+      }
+      // A client that goes away cancels the work it asked for (resolvers may pass the signal upstream).
+      const controller = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
+      const context = { principal: request.principal, requestId: String(request.id), logger: request.log, signal: controller.signal };
+      const execute = async (variables: Record<string, unknown>) => {
+        const local =
+          route.subgraph && services.executeLocal
+            ? await executeInSubgraph(services.executeLocal, route.subgraph, route.operation, variables, context)
+            : undefined;
+        return local ?? (await executeThroughGateway(services.apollo, route.operation, variables, context));
+      };
       if (route.stream) return streamPages(route, input, execute, request, reply);
       const data = await execute(route.variables(input));
       reply.code(route.status ?? 200);

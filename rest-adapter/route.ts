@@ -57,6 +57,37 @@ export interface RestRoute<Body = any, Params = any, Query = any> {
    * against `schema.body` like a JSON body); `variables` usually passes files on as base64.
    */
   multipart?: { maxFileBytes: number; maxFields?: number };
+  /**
+   * Where the body schema is enforced. `edge` (default): Fastify rejects a non-conforming body before the operation
+   * runs. `operation`: the schema is still declared (OpenAPI) but the operation validates the body itself with the
+   * same schema (validateOrThrow), so the family can account for rejected requests (e.g. usage records).
+   */
+  bodyValidation?: 'edge' | 'operation';
+  /**
+   * The one subgraph the operation touches. When it runs in this process the operation is executed on its schema
+   * directly, skipping the gateway's planning (for hot paths); otherwise it goes through the gateway as usual.
+   */
+  subgraph?: string;
+  /**
+   * Server-sent events: when `when(input)` holds, the route executes `subscription` against the named subgraph's
+   * schema (the gateway cannot run subscriptions) and writes each event as a `data:` line, then `data: <done>`.
+   * Errors before the first event are answered as ordinary error responses; later ones as a last `data:` event
+   * carrying the family's error body. A client that disconnects ends the subscription and aborts the context's
+   * signal.
+   */
+  sse?: SseOptions<Body, Params, Query>;
+}
+
+export interface SseOptions<Body = any, Params = any, Query = any> {
+  when(input: RouteInput<Body, Params, Query>): boolean;
+  /** The subgraph that owns the Subscription field. */
+  subgraph: string;
+  subscription: string;
+  variables(input: RouteInput<Body, Params, Query>): Record<string, unknown>;
+  /** Shapes one event's `data:` payload from the subscription result's `data`. */
+  event(data: any): unknown;
+  /** The last data line, e.g. OpenAI's `[DONE]`; omitted when undefined. */
+  done?: string;
 }
 
 export interface RouteStream<Body = any, Params = any, Query = any> {

@@ -12,6 +12,8 @@ import type { Logger } from '../logger.js';
 import { invalidApiKeyError } from '../../gateway/gateway.js';
 import { registerRoutes } from '../../rest-adapter/register-routes.js';
 import type { RestRoute } from '../../rest-adapter/route.js';
+import type { SubscriptionExecutor } from '../../rest-adapter/sse.js';
+import type { LocalExecutor } from '../../rest-adapter/execute.js';
 import { ajv } from '../validation.js';
 import { installErrorHandling } from './error-handler.js';
 import { registerMetrics } from './metrics.js';
@@ -24,6 +26,10 @@ export interface HttpServerOptions {
   /** Readiness: resolves when the platform can serve (database reachable). */
   checkReady(): Promise<void>;
   routes: RestRoute[];
+  /** Executes subscriptions of subgraphs running in this process, for streaming (SSE) routes. */
+  subscribe?: SubscriptionExecutor;
+  /** Executes operations on subgraphs running in this process, for routes that name their subgraph. */
+  executeLocal?: LocalExecutor;
   /** Extra plugins to register once the core is set up (e.g. streaming routes of a family). */
   extensions?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -98,6 +104,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       return apolloServer;
     },
     principalOf,
+    subscribe: options.subscribe,
+    executeLocal: options.executeLocal,
   });
   for (const extension of options.extensions ?? []) await extension(app);
 

@@ -1,6 +1,7 @@
 import type { RestRoute } from '../route.js';
+import { inferenceRoutes } from './inference.js';
 import { platformRoutes } from './platform.js';
 import { tracingRoutes } from './tracing.js';
 
 /** The whole REST surface: every documented path of every family, as declarations. */
-export const ALL_ROUTES: RestRoute[] = [...platformRoutes, ...tracingRoutes];
+export const ALL_ROUTES: RestRoute[] = [...platformRoutes, ...tracingRoutes, ...inferenceRoutes];

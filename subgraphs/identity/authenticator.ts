@@ -13,6 +13,8 @@ import { identityStore as store } from './store.js';
 export class Authenticator {
   private readonly cache = new Map<string, { principal: Principal | null; expires: number }>();
   private readonly lastTouched = new Map<string, number>();
+  /** Lookups in flight: when a popular key's entry expires, concurrent requests share one lookup. */
+  private readonly loading = new Map<string, Promise<Principal | null>>();
 
   constructor(
     private readonly db: Kysely<IdentityDatabase>,
@@ -25,10 +27,18 @@ export class Authenticator {
     const now = Date.now();
     const cached = this.cache.get(keyHash);
     if (cached && cached.expires > now) return cached.principal;
-    const principal = await this.load(keyHash);
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
-    this.cache.set(keyHash, { principal, expires: now + this.ttlMs });
-    return principal;
+    let pending = this.loading.get(keyHash);
+    if (!pending) {
+      pending = this.load(keyHash)
+        .then((principal) => {
+          if (this.cache.size >= this.maxEntries) this.cache.clear();
+          this.cache.set(keyHash, { principal, expires: Date.now() + this.ttlMs });
+          return principal;
+        })
+        .finally(() => this.loading.delete(keyHash));
+      this.loading.set(keyHash, pending);
+    }
+    return pending;
   }
 
   invalidate(): void {

@@ -1,18 +1,78 @@
 import type { Kysely } from 'kysely';
+import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import type { BackgroundWorker } from '../../platform/subgraph.js';
+import { ChatResolver } from './chat/chat.resolver.js';
+import { ChatService } from './chat/chat.service.js';
+import { ModelCatalog } from './catalog/model-catalog.js';
+import { ModelResolver } from './catalog/model.resolver.js';
+import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
 import type { InferenceDatabase } from './db/database.js';
 import { inferenceMigrations } from './db/migrations/index.js';
-import { Project, InferenceProjectResolver } from './project/project.resolver.js';
+import { loadInferenceConfig } from './inference-config.js';
+import { RequestLimiter } from './limits/request-limiter.js';
 import type { InferenceServices } from './services.js';
-import { InferenceStore } from './store.js';
+import type { CompletionTraceSink } from './tracing/completion-trace.js';
+import { TraceSettings } from './tracing/trace-settings.js';
+import { TraceSettingsResolver } from './tracing/trace-settings.resolver.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
+import { Project, ProjectUsageResolver, Team, TeamUsageResolver, UsageQueries } from './usage/usage.resolver.js';
+
+export interface InferenceSubgraphOptions {
+  /** The in-process model runtime behind `embedded` catalog models (absent: such models cannot be served). */
+  embeddedRuntime?: () => EmbeddedModelRuntime | Promise<EmbeddedModelRuntime>;
+  /**
+   * Where completions of requests that name a project go as Family A calls (absent: not traced). The platform
+   * binds it to its event outbox; the tracing subgraph turns the events into calls.
+   */
+  traceSink?: CompletionTraceSink;
+}
 
 /** Family B: OpenAI-compatible chat completions and model listing, with usage per team and project. */
-export const inferenceSubgraph = defineSubgraph<InferenceServices>({
+export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) => defineSubgraph<InferenceServices>({
   name: 'inference',
   migrations: inferenceMigrations,
-  resolvers: [InferenceProjectResolver],
-  orphanedTypes: [Project],
-  createServices: ({ store }) => ({ store: new InferenceStore(store as Kysely<InferenceDatabase>) }),
-  references: () => ({ Project: passThroughReference }),
+  resolvers: [ChatResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver],
+  orphanedTypes: [Project, Team],
+  createServices: async ({ store, config: platformConfig, logger }) => {
+    const db = store as Kysely<InferenceDatabase>;
+    const config = loadInferenceConfig(platformConfig);
+    const embeddedRuntime = await options.embeddedRuntime?.();
+    const catalog = new ModelCatalog(db, config, platformConfig.env, logger, embeddedRuntime);
+    const usage = new UsageRecorder(db, logger, config.usageFlushMs, options.traceSink);
+    const traceSettings = new TraceSettings(db, logger);
+    const chat = new ChatService(catalog, new RequestLimiter(config.limits), usage, traceSettings, logger);
+    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db) };
+  },
+  onStart: async ({ catalog, traceSettings, config }) => {
+    await catalog.start();
+    await traceSettings.start(config.catalogRefreshMs);
+  },
+  references: () => ({ Project: passThroughReference, Team: passThroughReference }),
+  subscriptions: ({ chat }) => ({
+    chatCompletionChunks: (args, context) => {
+      const principal = requirePrincipal(context);
+      return chat.stream(args.request, {
+        principal,
+        project: (args.project as string | null | undefined) ?? null,
+        requestId: context.requestId,
+        signal: context.signal,
+      });
+    },
+  }),
+  workers: ({ usage, catalog, traceSettings }): BackgroundWorker[] => [
+    usage,
+    {
+      name: 'inference-catalog',
+      start: () => undefined,
+      stop: async () => {
+        traceSettings.stop();
+        await catalog.close();
+      },
+    },
+  ],
 });
+
+/** The embedded runtime is wired here once model-runtime/ is merged: `defineInferenceSubgraph({ embeddedRuntime })`. */
+export const inferenceSubgraph = defineInferenceSubgraph();

@@ -1,5 +1,15 @@
-import type { InferenceStore } from './store.js';
+import type { ChatService } from './chat/chat.service.js';
+import type { ModelCatalog } from './catalog/model-catalog.js';
+import type { InferenceConfig } from './inference-config.js';
+import type { TraceSettings } from './tracing/trace-settings.js';
+import type { UsageRecorder } from './usage/usage-recorder.js';
+import type { UsageQueries } from './usage/usage.resolver.js';
 
 export interface InferenceServices {
-  store: InferenceStore;
+  config: InferenceConfig;
+  catalog: ModelCatalog;
+  chat: ChatService;
+  usage: UsageRecorder;
+  traceSettings: TraceSettings;
+  usageQueries: UsageQueries;
 }

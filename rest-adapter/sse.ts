@@ -1,0 +1,137 @@
+import { GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TrellisError, trellisErrorFromGraphQL } from '../platform/errors.js';
+import type { GraphQLContext } from '../platform/graphql/context.js';
+import { errorResponse } from './error-shapes.js';
+import type { Family, RouteInput, SseOptions } from './route.js';
+
+/**
+ * Runs a subscription of one subgraph (graphql's `subscribe()`), which the Apollo gateway cannot do. Returns the
+ * event stream, or a result with errors when the subscription could not start.
+ */
+export type SubscriptionExecutor = (
+  subgraph: string,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  context: GraphQLContext,
+) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+
+const documents = new WeakMap<SseOptions, DocumentNode>();
+
+/**
+ * Serves one server-sent-events response from a subscription. The first event is awaited before anything is
+ * written, so a request that fails early (bad input, limits, unreachable upstream) still gets its family's
+ * ordinary error status and body; afterwards each event is flushed as soon as it exists.
+ */
+export async function serveEventStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sse: SseOptions,
+  input: RouteInput,
+  family: Family,
+  execute: SubscriptionExecutor,
+): Promise<void> {
+  let document = documents.get(sse);
+  if (!document) {
+    document = parse(sse.subscription);
+    documents.set(sse, document);
+  }
+  const controller = new AbortController();
+  let iterator: AsyncIterableIterator<ExecutionResult> | undefined;
+  let ended = false;
+  const onClose = () => {
+    if (ended) return;
+    ended = true;
+    controller.abort();
+    void iterator?.return?.();
+  };
+  reply.raw.once('close', onClose);
+  const context: GraphQLContext = {
+    principal: request.principal,
+    requestId: String(request.id),
+    logger: request.log,
+    signal: controller.signal,
+  };
+
+  const started = await execute(sse.subgraph, document, sse.variables(input), context);
+  if (!isAsyncIterable(started)) throw firstError(started);
+  iterator = started;
+  let next: IteratorResult<ExecutionResult>;
+  try {
+    next = await iterator.next();
+  } catch (error) {
+    throw asTrellisError(error);
+  }
+  if (!next.done && next.value.errors?.length) {
+    void iterator.return?.();
+    throw firstError(next.value);
+  }
+
+  reply.hijack();
+  const response = reply.raw;
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-request-id': String(request.id),
+    // Proxies such as nginx buffer responses unless told not to; an event stream must not be.
+    'x-accel-buffering': 'no',
+  });
+  // Events that are ready in the same tick leave in one write (one syscall) instead of one write each.
+  let corked = false;
+  const write = (payload: unknown) => {
+    if (response.destroyed) return;
+    if (!corked) {
+      corked = true;
+      response.cork();
+      process.nextTick(() => {
+        corked = false;
+        response.uncork();
+      });
+    }
+    response.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+  };
+  let failed = false;
+  try {
+    while (!next.done && !ended) {
+      if (next.value.errors?.length) {
+        write(errorResponse(family, firstError(next.value)).body);
+        failed = true;
+        break;
+      }
+      write(sse.event(next.value.data));
+      next = await iterator.next();
+    }
+  } catch (error) {
+    if (!ended) {
+      const trellisError = asTrellisError(error);
+      if (trellisError.status >= 500 && trellisError.code === 'INTERNAL') request.log.error({ err: error }, 'event stream failed');
+      write(errorResponse(family, trellisError).body);
+    }
+    failed = true;
+  }
+  if (!ended) {
+    ended = true;
+    if (!failed && sse.done !== undefined) write(sse.done);
+    response.end();
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterableIterator<ExecutionResult> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+function firstError(result: ExecutionResult): TrellisError {
+  const error = result.errors?.[0];
+  if (!error) return new TrellisError(500, 'INTERNAL', 'Internal server error');
+  return asTrellisError(error);
+}
+
+function asTrellisError(error: unknown): TrellisError {
+  if (error instanceof TrellisError) return error;
+  if (error instanceof GraphQLError) {
+    if (error.originalError instanceof TrellisError) return error.originalError;
+    return trellisErrorFromGraphQL(error);
+  }
+  return new TrellisError(500, 'INTERNAL', 'Internal server error', { cause: error });
+}

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { BadRequestError, TrellisError } from '../../../../platform/errors.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../../chat/chat-completion.js';
+import type { ChatMessage } from '../../chat/chat-request.schema.js';
+import type { BackendRequest, ChatBackend } from '../chat-backend.js';
+import { ClientClosedError } from '../upstream-errors.js';
+import type { EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime } from './embedded-runtime.js';
+
+/** What the embedded runtime honours; anything else a request sets is refused with 400 naming it. */
+const EMBEDDED_CAPABILITIES = new Set([
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'seed',
+  'n',
+  'logprobs',
+  'top_logprobs',
+  // Only recorded (usage records), as OpenAI does: it asks nothing of the model.
+  'user',
+]);
+
+/**
+ * The in-process model runtime as a ChatBackend: OpenAI requests become `generate()` calls, tokens become
+ * chunks as the runtime produces them, and the runtime's request errors become 400s.
+ */
+export class EmbeddedBackend implements ChatBackend {
+  readonly kind = 'embedded' as const;
+  readonly capabilities: ReadonlySet<string> = EMBEDDED_CAPABILITIES;
+
+  constructor(
+    private readonly runtime: EmbeddedModelRuntime,
+    private readonly root: string,
+  ) {}
+
+  async complete(request: BackendRequest, signal: AbortSignal): Promise<ChatCompletion> {
+    request.report.attempts++;
+    request.report.deployment = 'embedded';
+    const generation = await this.generate(request, signal);
+    return {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: request.body.model,
+      choices: generation.choices.map((choice, index) => ({
+        index,
+        message: { role: 'assistant', content: choice.text },
+        finish_reason: choice.finishReason,
+        logprobs: choice.logprobs ?? null,
+      })),
+      usage: usageOf(generation),
+    };
+  }
+
+  async *stream(request: BackendRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+    request.report.attempts++;
+    request.report.deployment = 'embedded';
+    const id = `chatcmpl-${randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const chunk = (index: number, delta: Record<string, unknown>, finish: string | null, logprobs?: unknown): ChatCompletionChunk => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: request.body.model,
+      choices: [{ index, delta, finish_reason: finish, ...(logprobs !== undefined ? { logprobs } : {}) }],
+    });
+    // Tokens arrive by callback; they are queued and handed out as the consumer pulls.
+    const queue: ChatCompletionChunk[] = [];
+    let wake: (() => void) | undefined;
+    const started = new Set<number>();
+    const push = (item: ChatCompletionChunk) => {
+      queue.push(item);
+      wake?.();
+    };
+    let outcome: { generation?: EmbeddedGeneration; error?: unknown } | undefined;
+    const generating = this.generate(request, signal, (event) => {
+      if (!started.has(event.index)) {
+        started.add(event.index);
+        push(chunk(event.index, { role: 'assistant', content: '' }, null));
+      }
+      push(chunk(event.index, { content: event.text }, null));
+    }).then(
+      (generation) => {
+        outcome = { generation };
+        wake?.();
+      },
+      (error: unknown) => {
+        outcome = { error };
+        wake?.();
+      },
+    );
+    while (true) {
+      if (queue.length > 0) {
+        yield queue.shift()!;
+        continue;
+      }
+      if (outcome) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    await generating;
+    if (outcome.error !== undefined) throw outcome.error;
+    const generation = outcome.generation!;
+    for (const [index, choice] of generation.choices.entries()) {
+      if (!started.has(index)) yield chunk(index, { role: 'assistant', content: choice.text }, null);
+      yield chunk(index, {}, choice.finishReason, choice.logprobs);
+    }
+    yield { id, object: 'chat.completion.chunk', created, model: request.body.model, choices: [], usage: usageOf(generation) };
+  }
+
+  async close(): Promise<void> {}
+
+  private async generate(request: BackendRequest, signal: AbortSignal, onToken?: Parameters<EmbeddedModelRuntime['generate']>[2]) {
+    const body = request.body;
+    const stop = body.stop === null || body.stop === undefined ? undefined : Array.isArray(body.stop) ? body.stop : [body.stop];
+    const options: EmbeddedGenerateOptions = {
+      messages: body.messages.map(toPlainMessage),
+      temperature: body.temperature ?? undefined,
+      top_p: body.top_p ?? undefined,
+      max_tokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+      stop,
+      seed: body.seed ?? undefined,
+      n: body.n ?? undefined,
+      logprobs: body.logprobs ?? undefined,
+      top_logprobs: body.top_logprobs ?? undefined,
+      signal,
+    };
+    try {
+      return await this.runtime.generate(this.root, options, onToken);
+    } catch (error) {
+      if (signal.aborted) throw new ClientClosedError();
+      if (error instanceof TrellisError) throw error;
+      const name = (error as Error)?.name ?? '';
+      // The runtime's request errors (bad input, prompt beyond the context window) are the client's 400.
+      if (/InvalidRequest|ContextLength/.test(name)) throw new BadRequestError((error as Error).message, { param: 'messages' });
+      throw error;
+    }
+  }
+}
+
+function toPlainMessage(message: ChatMessage, index: number): { role: string; content: string } {
+  const content = message.content;
+  if (content === undefined || content === null) return { role: message.role, content: '' };
+  if (typeof content === 'string') return { role: message.role, content };
+  const text: string[] = [];
+  for (const part of content) {
+    if (part.type !== 'text' || typeof (part as { text?: unknown }).text !== 'string') {
+      throw new BadRequestError(`The embedded model accepts only text content (messages.${index}.content has a '${part.type}' part)`, {
+        param: `messages.${index}.content`,
+      });
+    }
+    text.push((part as unknown as { text: string }).text);
+  }
+  return { role: message.role, content: text.join('') };
+}
+
+function usageOf(generation: EmbeddedGeneration) {
+  const { prompt_tokens, completion_tokens } = generation.usage;
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}

@@ -1,0 +1,34 @@
+/**
+ * What the inference subgraph needs from the embedded model runtime (model-runtime/, built on another branch):
+ * the API the integrator specified for it. Binding the real runtime is one adapter object implementing this; the
+ * inference subgraph never imports model-runtime/ directly, so it compiles and runs without it.
+ */
+export interface EmbeddedGenerateOptions {
+  messages: { role: string; content: string }[];
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string[];
+  seed?: number;
+  n?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  signal?: AbortSignal;
+}
+
+export interface EmbeddedTokenEvent {
+  /** Which choice (0 ≤ index < n) the text belongs to. */
+  index: number;
+  text: string;
+}
+
+export interface EmbeddedGeneration {
+  choices: { text: string; finishReason: 'stop' | 'length'; logprobs?: unknown }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+export interface EmbeddedModelRuntime {
+  /** Model the runtime serves out of the box; registered in the catalog at start-up when it is absent. */
+  readonly defaultModel?: { id: string; root: string };
+  generate(model: string, options: EmbeddedGenerateOptions, onToken?: (event: EmbeddedTokenEvent) => void): Promise<EmbeddedGeneration>;
+}

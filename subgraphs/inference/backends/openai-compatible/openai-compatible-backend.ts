@@ -1,0 +1,171 @@
+import type { Dispatcher } from 'undici';
+import type { ChatCompletion, ChatCompletionChunk } from '../../chat/chat-completion.js';
+import type { BackendRequest, ChatBackend } from '../chat-backend.js';
+import {
+  classifyBodyError,
+  classifyRequestError,
+  classifyStatus,
+  NoDeploymentError,
+  RetryableAttemptError,
+  UpstreamFailedError,
+  UpstreamGarbageError,
+} from '../upstream-errors.js';
+import { Deployment, DeploymentBalancer, type DeploymentSettings } from './deployment.js';
+import { upstreamEvents } from './upstream-events.js';
+
+/**
+ * Any server that speaks OpenAI's chat completions (vLLM, SGLang, Ollama, llama.cpp server, OpenAI itself).
+ * Deployments of one model are load-balanced; an attempt that fails before the response started (connection
+ * error, 5xx/429, no first byte in time) is retried on the next deployment and the failing one cools down.
+ * Every parameter is passed through: the upstream judges it and its 400 reaches the client.
+ */
+export class OpenAICompatibleBackend implements ChatBackend {
+  readonly kind = 'openai-compatible' as const;
+  readonly capabilities = 'all' as const;
+  private readonly balancer: DeploymentBalancer;
+
+  constructor(
+    private readonly modelId: string,
+    deployments: DeploymentSettings[],
+    cooldownMs: number,
+  ) {
+    this.balancer = new DeploymentBalancer(
+      deployments.map((settings) => new Deployment(settings)),
+      cooldownMs,
+    );
+  }
+
+  get deployments(): readonly Deployment[] {
+    return this.balancer.deployments;
+  }
+
+  async complete(request: BackendRequest, signal: AbortSignal): Promise<ChatCompletion> {
+    const { deployment, response } = await this.open(request, false, signal);
+    try {
+      let text: string;
+      try {
+        text = await response.body.text();
+      } catch (error) {
+        throw classifyBodyError(error, signal, deployment.timeoutMs);
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new UpstreamGarbageError('not JSON');
+      }
+      if (!isCompletion(parsed)) throw new UpstreamGarbageError('no choices');
+      return { ...parsed, model: request.body.model };
+    } finally {
+      deployment.inFlight--;
+    }
+  }
+
+  async *stream(request: BackendRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+    const { deployment, response } = await this.open(request, true, signal);
+    let finished = false;
+    try {
+      const contentType = String(response.headers['content-type'] ?? '');
+      if (!contentType.includes('text/event-stream')) throw new UpstreamGarbageError(`expected an event stream, got ${contentType || 'no content type'}`);
+      try {
+        for await (const data of upstreamEvents(response.body)) {
+          if (data === '[DONE]') {
+            finished = true;
+            break;
+          }
+          let chunk: unknown;
+          try {
+            chunk = JSON.parse(data);
+          } catch {
+            throw new UpstreamGarbageError('an event that is not JSON');
+          }
+          if (typeof chunk === 'object' && chunk !== null && 'error' in chunk) {
+            throw new UpstreamFailedError('The model server reported an error mid-stream');
+          }
+          if (!isChunk(chunk)) throw new UpstreamGarbageError('an event that is not a chat.completion.chunk');
+          yield { ...chunk, model: request.body.model };
+        }
+      } catch (error) {
+        throw classifyBodyError(error, signal, deployment.timeoutMs);
+      }
+      if (!finished) throw new UpstreamFailedError('The model server ended the stream early');
+    } finally {
+      deployment.inFlight--;
+      // After [DONE] the rest of the body is (at most) a few bytes: reading it keeps the connection for the next
+      // request. Otherwise (error, client gone) the connection is closed, which also stops the upstream's work.
+      if (finished) await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      else if (!response.body.destroyed) response.body.destroy();
+    }
+  }
+
+  close(): Promise<void> {
+    return Promise.all(this.balancer.deployments.map((deployment) => deployment.close())).then(() => undefined);
+  }
+
+  /** Sends the request to deployments in balancing order until one answers 200. */
+  private async open(
+    request: BackendRequest,
+    stream: boolean,
+    signal: AbortSignal,
+  ): Promise<{ deployment: Deployment; response: Dispatcher.ResponseData }> {
+    let lastError: Error | undefined;
+    for (const deployment of this.balancer.order()) {
+      if (signal.aborted) break;
+      request.report.attempts++;
+      request.report.deployment = deployment.label;
+      deployment.inFlight++;
+      try {
+        const response = await this.send(deployment, request, stream, signal);
+        if (deployment.coolingUntil) this.balancer.markHealthy(deployment);
+        return { deployment, response };
+      } catch (error) {
+        deployment.inFlight--;
+        if (!(error instanceof RetryableAttemptError)) throw error;
+        this.balancer.markFailed(deployment);
+        lastError = error.error;
+      }
+    }
+    if (signal.aborted) throw classifyRequestError(undefined, signal, 0);
+    throw lastError ?? new NoDeploymentError(this.modelId);
+  }
+
+  private async send(deployment: Deployment, request: BackendRequest, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const payload = {
+      ...request.body,
+      model: deployment.upstreamModel,
+      stream,
+      // Usage is recorded for every request, so the upstream is always asked for it; the chat service drops the
+      // usage chunk again unless the client asked for it too.
+      stream_options: stream ? { include_usage: true } : undefined,
+    };
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await deployment.pool.request({
+        path: deployment.completionsPath,
+        method: 'POST',
+        headers: deployment.headers,
+        body: JSON.stringify(payload),
+        signal,
+      });
+    } catch (error) {
+      throw classifyRequestError(error, signal, deployment.timeoutMs);
+    }
+    if (response.statusCode === 200) return response;
+    let text = '';
+    try {
+      text = (await response.body.text()).slice(0, 10_000);
+    } catch {
+      // The status decides; a body we cannot read adds nothing.
+    }
+    const retryAfter = response.headers['retry-after'];
+    throw classifyStatus(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  }
+}
+
+function isCompletion(value: unknown): value is ChatCompletion {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { choices?: unknown }).choices);
+}
+
+function isChunk(value: unknown): value is ChatCompletionChunk {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { choices?: unknown }).choices);
+}

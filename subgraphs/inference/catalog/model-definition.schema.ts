@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { BACKEND_KINDS } from '../backends/chat-backend.js';
+
+/**
+ * One catalog model, as administrators write it in TRELLIS_MODELS_FILE or send it to `registerInferenceModel`
+ * (the same schema validates both). Credentials: `api_key` (stored, never shown again) or `api_key_env` (the
+ * name of an environment variable of the serving process, so the secret need not be in the file at all).
+ */
+export const DeploymentDefinitionSchema = Type.Object(
+  {
+    base_url: Type.String({ pattern: '^https?://[^\\s]+$', description: 'OpenAI base URL, e.g. http://127.0.0.1:8000/v1' }),
+    api_key: Type.Optional(Type.String({ minLength: 1 })),
+    api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+    model: Type.Optional(Type.String({ minLength: 1, description: 'Model name sent upstream (default: the root)' })),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 3_600_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelDefinitionSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,255}$', description: 'Public model id clients pass as `model`' }),
+    backend: Type.Union(BACKEND_KINDS.map((kind) => Type.Literal(kind))),
+    root: Type.Optional(Type.String({ minLength: 1, description: 'The underlying model (default: the id)' })),
+    owned_by: Type.Optional(Type.String({ minLength: 1 })),
+    teams: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only members of these teams may use it' })),
+    deployments: Type.Optional(Type.Array(DeploymentDefinitionSchema)),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelsFileSchema = Type.Object({ models: Type.Array(ModelDefinitionSchema) }, { additionalProperties: false });
+
+export type ModelDefinition = Static<typeof ModelDefinitionSchema>;
+export type DeploymentDefinition = Static<typeof DeploymentDefinitionSchema>;
+
+/** `root` of the OpenAI model object: the model that actually answers. */
+export function rootOf(definition: ModelDefinition): string {
+  return definition.root ?? definition.deployments?.[0]?.model ?? definition.id;
+}
+
+/**
+ * `owned_by` of the OpenAI model object: as configured, else the one team the model is reserved for, else the
+ * platform that registered it.
+ */
+export function ownerOf(definition: ModelDefinition): string {
+  if (definition.owned_by) return definition.owned_by;
+  if (definition.teams?.length === 1) return definition.teams[0]!;
+  return 'trellis';
+}

@@ -1,0 +1,241 @@
+import { performance } from 'node:perf_hooks';
+import type { Principal } from '../../../platform/auth/principal.js';
+import { TrellisError } from '../../../platform/errors.js';
+import type { Logger } from '../../../platform/logger.js';
+import { validateOrThrow } from '../../../platform/validation.js';
+import type { BackendReport, BackendRequest } from '../backends/chat-backend.js';
+import { ClientClosedError } from '../backends/upstream-errors.js';
+import type { CatalogEntry, ModelCatalog } from '../catalog/model-catalog.js';
+import type { Lease, RequestLimiter } from '../limits/request-limiter.js';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
+import { buildCompletionTrace, outputOf, StreamedOutput } from '../tracing/completion-trace.js';
+import type { TraceSettings } from '../tracing/trace-settings.js';
+import { attributionOf, DEFAULT_USAGE_PROJECT, type Attribution } from './attribution.js';
+import { isUsage, type ChatCompletion, type ChatCompletionChunk, type Usage } from './chat-completion.js';
+import { ChatCompletionRequestSchema, type ChatCompletionRequest } from './chat-request.schema.js';
+import { assertParametersSupported } from './parameters.js';
+
+export interface ChatCaller {
+  principal: Principal;
+  /** The Compat-Project / OpenAI-Project header, if sent. */
+  project?: string | null;
+  requestId?: string;
+  /** Aborted when the client goes away: the upstream request is cancelled with it. */
+  signal?: AbortSignal;
+}
+
+/** Everything known about one request while it runs; becomes its usage record. */
+interface Exchange {
+  started: number;
+  createdAt: Date;
+  caller: ChatCaller;
+  stream: boolean;
+  model: string;
+  attribution: Attribution;
+  entry?: CatalogEntry;
+  lease?: Lease;
+  report: BackendReport;
+  usage?: Usage;
+  firstTokenMs?: number;
+  endUser?: string | null;
+  /** Set when the completion is to be recorded as a Family A call. */
+  trace?: {
+    request: ChatCompletionRequest;
+    output?: unknown;
+    /** Streamed choices, assembled from the chunks. */
+    streamed?: StreamedOutput;
+  };
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * Chat completions: attribute the request to a project, validate it, resolve the model, check the backend can
+ * honour every parameter, admit it under the limits, call the backend, and record usage for every outcome.
+ */
+export class ChatService {
+  constructor(
+    private readonly catalog: ModelCatalog,
+    private readonly limiter: RequestLimiter,
+    private readonly usage: UsageRecorder,
+    private readonly traceSettings: TraceSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async complete(raw: unknown, caller: ChatCaller): Promise<ChatCompletion> {
+    const exchange = this.open(raw, caller, false);
+    const { request, entry } = this.admit(exchange, raw);
+    try {
+      const completion = await entry.backend.complete(backendRequest(request, exchange.report), caller.signal ?? NEVER_ABORTED);
+      if (isUsage(completion.usage)) exchange.usage = completion.usage;
+      if (exchange.trace) exchange.trace.output = outputOf(completion.choices);
+      this.finish(exchange);
+      return completion;
+    } catch (error) {
+      this.finish(exchange, error);
+      throw error;
+    }
+  }
+
+  /**
+   * Resolves once the backend produced its first chunk (so errors before it are ordinary errors with a status);
+   * the stream then yields the rest. The usage chunk is passed on only when the client asked for it.
+   */
+  async stream(raw: unknown, caller: ChatCaller): Promise<AsyncIterable<ChatCompletionChunk>> {
+    const exchange = this.open(raw, caller, true);
+    const { request, entry } = this.admit(exchange, raw);
+    const includeUsage = request.stream_options?.include_usage === true;
+    let iterator: AsyncIterator<ChatCompletionChunk>;
+    let first: IteratorResult<ChatCompletionChunk>;
+    try {
+      iterator = entry.backend.stream(backendRequest(request, exchange.report), caller.signal ?? NEVER_ABORTED)[Symbol.asyncIterator]();
+      first = await iterator.next();
+      exchange.firstTokenMs = performance.now() - exchange.started;
+    } catch (error) {
+      this.finish(exchange, error);
+      throw error;
+    }
+    return this.relay(exchange, iterator, first, includeUsage);
+  }
+
+  private async *relay(
+    exchange: Exchange,
+    iterator: AsyncIterator<ChatCompletionChunk>,
+    first: IteratorResult<ChatCompletionChunk>,
+    includeUsage: boolean,
+  ): AsyncGenerator<ChatCompletionChunk> {
+    let outcome: { error?: unknown } | undefined;
+    try {
+      let next = first;
+      while (!next.done) {
+        let chunk = next.value;
+        if (chunk.usage) {
+          if (isUsage(chunk.usage)) exchange.usage = chunk.usage;
+          if (!includeUsage) chunk = withoutUsage(chunk);
+        }
+        if (exchange.trace) (exchange.trace.streamed ??= new StreamedOutput()).add(chunk);
+        if (includeUsage || chunk.choices.length > 0) yield chunk;
+        next = await iterator.next();
+      }
+      outcome = {};
+      if (exchange.trace?.streamed) exchange.trace.output = exchange.trace.streamed.output();
+    } catch (error) {
+      outcome = { error };
+      throw error;
+    } finally {
+      if (!outcome) {
+        // The consumer stopped early: the client disconnected. Release the upstream now.
+        outcome = { error: new ClientClosedError() };
+        void iterator.return?.();
+      }
+      this.finish(exchange, outcome.error);
+    }
+  }
+
+  /** Starts the exchange; attribution errors are recorded against the caller's default project. */
+  private open(raw: unknown, caller: ChatCaller, stream: boolean): Exchange {
+    const exchange: Exchange = {
+      started: performance.now(),
+      createdAt: new Date(),
+      caller,
+      stream,
+      model: modelOf(raw),
+      attribution: { entity: caller.principal.defaultEntity, project: DEFAULT_USAGE_PROJECT },
+      report: { attempts: 0 },
+      endUser: typeof (raw as { user?: unknown })?.user === 'string' ? ((raw as { user: string }).user.slice(0, 512)) : null,
+    };
+    try {
+      exchange.attribution = attributionOf(caller.principal, caller.project);
+    } catch (error) {
+      this.finish(exchange, error);
+      throw error;
+    }
+    return exchange;
+  }
+
+  private admit(exchange: Exchange, raw: unknown): { request: ChatCompletionRequest; entry: CatalogEntry } {
+    try {
+      const request = validateOrThrow(ChatCompletionRequestSchema, raw, 'body');
+      const entry = this.catalog.resolve(request.model, exchange.caller.principal);
+      exchange.entry = entry;
+      assertParametersSupported(entry.backend, request.model, request);
+      const { attribution, caller } = exchange;
+      exchange.lease = this.limiter.acquire(caller.principal.apiKeyId, `${attribution.entity}/${attribution.project}`);
+      // Only requests that name a project are traced there (and only if the project did not switch it off).
+      if (this.usage.tracing && caller.project && this.traceSettings.isEnabled(attribution.entity, attribution.project)) {
+        exchange.trace = { request };
+      }
+      return { request, entry };
+    } catch (error) {
+      this.finish(exchange, error);
+      throw error;
+    }
+  }
+
+  private finish(exchange: Exchange, error?: unknown): void {
+    exchange.lease?.release();
+    const failure = error === undefined ? undefined : error instanceof TrellisError ? error : undefined;
+    if (error !== undefined && !failure) this.logger.error({ err: error }, 'chat completion failed unexpectedly');
+    const usage = exchange.usage;
+    this.usage.record({
+      createdAt: exchange.createdAt,
+      entity: exchange.attribution.entity,
+      project: exchange.attribution.project,
+      model: exchange.model,
+      backend: exchange.entry?.backend.kind ?? null,
+      deployment: exchange.report.deployment ?? null,
+      apiKeyId: exchange.caller.principal.apiKeyId,
+      userId: exchange.caller.principal.userId,
+      endUser: exchange.endUser ?? null,
+      stream: exchange.stream,
+      status: error === undefined ? 200 : answeredStatus(failure),
+      errorCode: error === undefined ? null : (failure?.code ?? 'INTERNAL'),
+      errorMessage: error === undefined ? null : (failure?.message ?? 'Internal server error').slice(0, 1000),
+      promptTokens: usage?.prompt_tokens ?? 0,
+      completionTokens: usage?.completion_tokens ?? 0,
+      totalTokens: usage?.total_tokens ?? (usage ? usage.prompt_tokens + usage.completion_tokens : 0),
+      latencyMs: performance.now() - exchange.started,
+      firstTokenMs: exchange.firstTokenMs ?? null,
+      attempts: exchange.report.attempts,
+      requestId: exchange.caller.requestId ?? null,
+    });
+    if (exchange.trace) {
+      this.usage.recordTrace(
+        buildCompletionTrace({
+          attribution: exchange.attribution,
+          author: exchange.caller.principal.username,
+          request: exchange.trace.request,
+          startedAt: exchange.createdAt,
+          durationMs: performance.now() - exchange.started,
+          usage,
+          output: exchange.trace.output,
+          failure: error === undefined ? undefined : (failure?.message ?? 'Internal server error'),
+          stream: exchange.stream,
+          backend: exchange.entry?.backend.kind ?? null,
+          requestId: exchange.caller.requestId ?? null,
+        }),
+      );
+    }
+  }
+}
+
+function backendRequest(request: ChatCompletionRequest, report: BackendReport): BackendRequest {
+  const { stream: _stream, stream_options: _streamOptions, ...body } = request;
+  return { body: body as ChatCompletionRequest, report };
+}
+
+/** The status the client was answered with: the inference family answers validation failures with OpenAI's 400. */
+function answeredStatus(failure: TrellisError | undefined): number {
+  if (!failure) return 500;
+  return failure.code === 'VALIDATION_FAILED' ? 400 : failure.status;
+}
+
+function modelOf(raw: unknown): string {
+  const model = (raw as { model?: unknown })?.model;
+  return typeof model === 'string' ? model.slice(0, 512) : '';
+}
+
+function withoutUsage(chunk: ChatCompletionChunk): ChatCompletionChunk {
+  const { usage: _usage, ...rest } = chunk;
+  return rest as ChatCompletionChunk;
+}

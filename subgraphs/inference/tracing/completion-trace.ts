@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Attribution } from '../chat/attribution.js';
+import type { ChatCompletionChunk, Usage } from '../chat/chat-completion.js';
+import type { ChatCompletionRequest } from '../chat/chat-request.schema.js';
+
+/**
+ * A chat completion as a Family A call, so it shows up next to the user's own traces. The inference subgraph
+ * never writes tracing's tables: it hands these to a `CompletionTraceSink`, which the platform binds to its event
+ * outbox (an `inference.completion` platform event that the tracing subgraph turns into a call).
+ */
+export interface CompletionTrace {
+  entity: string;
+  project: string;
+  /** Username of the caller. */
+  author: string;
+  call: {
+    id: string;
+    trace_id: string;
+    /** Names the model, e.g. `inference.chat.completions/llama-3-8b`. */
+    op_name: string;
+    started_at: string;
+    ended_at: string;
+    /** The request: messages and the parameters that were set. */
+    inputs: Record<string, unknown>;
+    /** The first choice (all choices under `choices` when n > 1); null when the request failed. */
+    output: unknown;
+    /** Weave's shape: usage keyed by model. */
+    summary: { usage: Record<string, { requests: number; prompt_tokens: number; completion_tokens: number; total_tokens: number }> };
+    attributes: Record<string, unknown>;
+    exception: string | null;
+  };
+}
+
+/**
+ * Receives traced completions in batches, in a transaction of the inference schema's connection (so an outbox
+ * insert commits atomically with nothing else half-done). Throwing keeps the batch for the next flush.
+ */
+export type CompletionTraceSink = (db: Kysely<any>, traces: CompletionTrace[]) => Promise<void>;
+
+export function opNameOf(model: string): string {
+  return `inference.chat.completions/${model}`;
+}
+
+export interface CompletionOutcome {
+  attribution: Attribution;
+  author: string;
+  request: ChatCompletionRequest;
+  startedAt: Date;
+  durationMs: number;
+  usage: Usage | undefined;
+  output: unknown;
+  /** The error message answered, when the completion failed. */
+  failure: string | undefined;
+  stream: boolean;
+  backend: string | null;
+  requestId: string | null;
+}
+
+export function buildCompletionTrace(outcome: CompletionOutcome): CompletionTrace {
+  const { model, messages, stream: _stream, stream_options: _options, ...parameters } = outcome.request;
+  const usage = outcome.usage;
+  return {
+    entity: outcome.attribution.entity,
+    project: outcome.attribution.project,
+    author: outcome.author,
+    call: {
+      id: randomUUID(),
+      trace_id: randomUUID(),
+      op_name: opNameOf(model),
+      started_at: outcome.startedAt.toISOString(),
+      ended_at: new Date(outcome.startedAt.getTime() + outcome.durationMs).toISOString(),
+      inputs: { model, messages, ...Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== null && value !== undefined)) },
+      output: outcome.failure === undefined ? (outcome.output ?? null) : null,
+      summary: {
+        usage: usage
+          ? {
+              [model]: {
+                requests: 1,
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+                total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+              },
+            }
+          : {},
+      },
+      attributes: { trellis: { source: 'inference', stream: outcome.stream, backend: outcome.backend, request_id: outcome.requestId } },
+      exception: outcome.failure ?? null,
+    },
+  };
+}
+
+/** The call's output: the choice, or every choice when several were asked for. */
+export function outputOf(choices: unknown[]): unknown {
+  return choices.length === 1 ? choices[0] : { choices };
+}
+
+/** Assembles the choices of a streamed completion from its chunks, for the call's output. */
+export class StreamedOutput {
+  private readonly choices = new Map<number, { index: number; message: { role: string; content: string }; finish_reason: string | null }>();
+
+  add(chunk: ChatCompletionChunk): void {
+    for (const choice of chunk.choices) {
+      let assembled = this.choices.get(choice.index);
+      if (!assembled) {
+        assembled = { index: choice.index, message: { role: 'assistant', content: '' }, finish_reason: null };
+        this.choices.set(choice.index, assembled);
+      }
+      const delta = choice.delta as { role?: unknown; content?: unknown };
+      if (typeof delta.role === 'string') assembled.message.role = delta.role;
+      if (typeof delta.content === 'string') assembled.message.content += delta.content;
+      if (choice.finish_reason) assembled.finish_reason = choice.finish_reason;
+    }
+  }
+
+  output(): unknown {
+    return outputOf([...this.choices.values()].sort((a, b) => a.index - b.index));
+  }
+}

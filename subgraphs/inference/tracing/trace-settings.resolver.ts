@@ -1,0 +1,29 @@
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { requireProjectAdmin, requireTeamMember } from '../../../platform/auth/authorize.js';
+import type { GraphQLContext } from '../../../platform/graphql/context.js';
+import type { InferenceServices } from '../services.js';
+import { Project } from '../usage/usage.resolver.js';
+
+@Resolver(() => Project)
+export class TraceSettingsResolver {
+  constructor(private readonly services: InferenceServices) {}
+
+  @FieldResolver(() => Boolean, {
+    description: 'Whether chat completions that name this project are also recorded as calls in its traces (default true)',
+  })
+  inferenceTracing(@Root() project: Project, @Ctx() context: GraphQLContext): boolean {
+    requireTeamMember(context, project.entity);
+    return this.services.traceSettings.isEnabled(project.entity, project.name);
+  }
+
+  @Mutation(() => Boolean, { description: 'Project admins: switch recording the project\'s chat completions as calls on or off' })
+  setInferenceTracing(
+    @Arg('entity', () => String) entity: string,
+    @Arg('project', () => String) project: string,
+    @Arg('enabled', () => Boolean) enabled: boolean,
+    @Ctx() context: GraphQLContext,
+  ): Promise<boolean> {
+    requireProjectAdmin(context, entity, project);
+    return this.services.traceSettings.set(entity, project, enabled);
+  }
+}

@@ -1,0 +1,127 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { InferenceDatabase } from '../db/database.js';
+
+export interface UsageRecord {
+  createdAt: Date;
+  entity: string;
+  project: string;
+  model: string;
+  backend: string | null;
+  deployment: string | null;
+  apiKeyId: string | null;
+  userId: string | null;
+  endUser: string | null;
+  stream: boolean;
+  status: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  latencyMs: number;
+  firstTokenMs: number | null;
+  attempts: number;
+  requestId: string | null;
+}
+
+export const USAGE_GROUP_BY = ['PROJECT', 'MODEL', 'STATUS', 'API_KEY', 'DAY', 'HOUR'] as const;
+export type UsageGroupBy = (typeof USAGE_GROUP_BY)[number];
+
+export interface UsageBucketRow {
+  project?: string;
+  model?: string;
+  status?: number;
+  api_key?: string | null;
+  day?: Date;
+  hour?: Date;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  latency_mean_ms: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+}
+
+export interface UsageScope {
+  entity: string;
+  project?: string;
+  from?: Date | null;
+  to?: Date | null;
+}
+
+const GROUP_COLUMNS: Record<UsageGroupBy, RawBuilder<unknown>> = {
+  PROJECT: sql`project`,
+  MODEL: sql`model`,
+  STATUS: sql`status`,
+  API_KEY: sql`api_key_id`,
+  DAY: sql`date_trunc('day', created_at)`,
+  HOUR: sql`date_trunc('hour', created_at)`,
+};
+
+type Db = Kysely<InferenceDatabase>;
+
+/** Kysely queries of usage records. */
+export const usageStore = {
+  async insertMany(db: Db, records: UsageRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await db
+      .insertInto('usage_records')
+      .values(
+        records.map((r) => ({
+          created_at: r.createdAt,
+          entity: r.entity,
+          project: r.project,
+          model: r.model,
+          backend: r.backend,
+          deployment: r.deployment,
+          api_key_id: r.apiKeyId,
+          user_id: r.userId,
+          end_user: r.endUser,
+          stream: r.stream,
+          status: r.status,
+          error_code: r.errorCode,
+          error_message: r.errorMessage,
+          prompt_tokens: r.promptTokens,
+          completion_tokens: r.completionTokens,
+          total_tokens: r.totalTokens,
+          latency_ms: r.latencyMs,
+          first_token_ms: r.firstTokenMs,
+          attempts: r.attempts,
+          request_id: r.requestId,
+        })),
+      )
+      .execute();
+  },
+
+  async aggregate(db: Db, scope: UsageScope, groupBy: readonly UsageGroupBy[]): Promise<UsageBucketRow[]> {
+    let query = db.selectFrom('usage_records').where('entity', '=', scope.entity);
+    if (scope.project !== undefined) query = query.where('project', '=', scope.project);
+    if (scope.from) query = query.where('created_at', '>=', scope.from);
+    if (scope.to) query = query.where('created_at', '<', scope.to);
+    const groups = [...new Set(groupBy)];
+    const rows = await query
+      .select([
+        ...groups.map((group) => GROUP_COLUMNS[group].as(group.toLowerCase())),
+        sql<number>`count(*)::int`.as('requests'),
+        sql<number>`(count(*) filter (where status >= 400))::int`.as('errors'),
+        sql<number>`coalesce(sum(prompt_tokens), 0)::int`.as('prompt_tokens'),
+        sql<number>`coalesce(sum(completion_tokens), 0)::int`.as('completion_tokens'),
+        sql<number>`coalesce(sum(total_tokens), 0)::int`.as('total_tokens'),
+        sql<number>`avg(latency_ms)`.as('latency_mean_ms'),
+        sql<number>`percentile_cont(0.5) within group (order by latency_ms)`.as('latency_p50_ms'),
+        sql<number>`percentile_cont(0.99) within group (order by latency_ms)`.as('latency_p99_ms'),
+      ])
+      .$if(groups.length > 0, (q) => q.groupBy(groups.map((group) => GROUP_COLUMNS[group])))
+      .orderBy(sql`1`)
+      .execute();
+    return rows as unknown as UsageBucketRow[];
+  },
+
+  async recent(db: Db, scope: UsageScope, limit: number) {
+    let query = db.selectFrom('usage_records').selectAll().where('entity', '=', scope.entity);
+    if (scope.project !== undefined) query = query.where('project', '=', scope.project);
+    return query.orderBy('id', 'desc').limit(limit).execute();
+  },
+};
