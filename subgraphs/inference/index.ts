@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
+import { migrateEvents } from '../../platform/events/index.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import { publishCompletionEvents } from './tracing/publish-completion-events.js';
 import type { BackgroundWorker } from '../../platform/subgraph.js';
 import { ChatResolver } from './chat/chat.resolver.js';
 import { ChatService } from './chat/chat.service.js';
@@ -35,7 +37,9 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
   migrations: inferenceMigrations,
   resolvers: [ChatResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver],
   orphanedTypes: [Project, Team],
-  createServices: async ({ store, config: platformConfig, logger }) => {
+  createServices: async ({ store, db: connection, config: platformConfig, logger }) => {
+    // Traced completions are published as platform events (see tracing/publish-completion-events.ts).
+    if (options.traceSink) await migrateEvents(connection.root);
     const db = store as Kysely<InferenceDatabase>;
     const config = loadInferenceConfig(platformConfig);
     const embeddedRuntime = await options.embeddedRuntime?.();
@@ -75,4 +79,4 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
 });
 
 /** The embedded runtime is wired here once model-runtime/ is merged: `defineInferenceSubgraph({ embeddedRuntime })`. */
-export const inferenceSubgraph = defineInferenceSubgraph();
+export const inferenceSubgraph = defineInferenceSubgraph({ traceSink: publishCompletionEvents });

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
+import { migrateEvents, PlatformEventStream } from '../../platform/events/index.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import { InferenceCallRecorder } from './inference-calls/inference-call-recorder.js';
 import { CallResolver } from './call/call.resolver.js';
 import { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
@@ -20,11 +22,18 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
   migrations: tracingMigrations,
   resolvers: [TracingProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver],
   orphanedTypes: [Project],
-  createServices: ({ store }) => {
+  createServices: async ({ store, db: connection, logger }) => {
+    await migrateEvents(connection.root);
     const db = store as Kysely<TracingDatabase>;
     const calls = new CallService(db);
     const feedback = new FeedbackService(db);
-    return { calls, feedback, objects: new ObjectService(db), scores: new ScoreService(db, calls, feedback) };
+    const events = new PlatformEventStream(connection.root, String(connection.pool.options.connectionString), logger);
+    return { calls, feedback, objects: new ObjectService(db), scores: new ScoreService(db, calls, feedback), events, db };
   },
   references: () => ({ Project: passThroughReference }),
+  // Family B's completions for a named project arrive as platform events and become calls here.
+  workers: ({ db, calls, events }, { logger }) => [new InferenceCallRecorder(db, calls, events, logger.child({ worker: 'inference-calls' }))],
+  onStop: async ({ events }) => {
+    await events.close();
+  },
 });

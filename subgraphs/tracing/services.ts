@@ -1,4 +1,7 @@
+import type { Kysely } from 'kysely';
+import type { PlatformEventStream } from '../../platform/events/index.js';
 import type { CallService } from './call/call.service.js';
+import type { TracingDatabase } from './db/database.js';
 import type { FeedbackService } from './feedback/feedback.service.js';
 import type { ObjectService } from './object/object.service.js';
 import type { ScoreService } from './score/score.service.js';
@@ -8,4 +11,7 @@ export interface TracingServices {
   objects: ObjectService;
   feedback: FeedbackService;
   scores: ScoreService;
+  /** Platform events this subgraph consumes (inference completions). */
+  events: PlatformEventStream;
+  db: Kysely<TracingDatabase>;
 }

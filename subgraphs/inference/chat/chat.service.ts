@@ -204,6 +204,7 @@ export class ChatService {
         buildCompletionTrace({
           attribution: exchange.attribution,
           author: exchange.caller.principal.username,
+          authorId: exchange.caller.principal.userId,
           request: exchange.trace.request,
           startedAt: exchange.createdAt,
           durationMs: performance.now() - exchange.started,

@@ -14,6 +14,8 @@ export interface CompletionTrace {
   project: string;
   /** Username of the caller. */
   author: string;
+  /** User id of the caller (the call's wb_user_id). */
+  authorId: string;
   call: {
     id: string;
     trace_id: string;
@@ -45,6 +47,7 @@ export function opNameOf(model: string): string {
 export interface CompletionOutcome {
   attribution: Attribution;
   author: string;
+  authorId: string;
   request: ChatCompletionRequest;
   startedAt: Date;
   durationMs: number;
@@ -64,6 +67,7 @@ export function buildCompletionTrace(outcome: CompletionOutcome): CompletionTrac
     entity: outcome.attribution.entity,
     project: outcome.attribution.project,
     author: outcome.author,
+    authorId: outcome.authorId,
     call: {
       id: randomUUID(),
       trace_id: randomUUID(),

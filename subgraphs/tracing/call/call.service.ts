@@ -91,7 +91,13 @@ export class CallService {
   }
 
   /** `/v2/{entity}/{project}/calls/complete`: finished calls, start and end at once. */
-  async completeBatch(writer: Writer, projectId: string, body: CompletedCallsBody): Promise<void> {
+  async completeBatch(
+    writer: Writer,
+    projectId: string,
+    body: CompletedCallsBody,
+    /** Write in this transaction (e.g. with a consumer's cursor) instead of one of its own. */
+    inTransaction?: Kysely<TracingDatabase>,
+  ): Promise<void> {
     const starts: CallStartRow[] = [];
     const ends: CallEndRow[] = [];
     const issues: ValidationIssue[] = [];
@@ -111,10 +117,12 @@ export class CallService {
     });
     if (issues.length > 0) throw new ValidationFailedError(issues);
     authorizeProjects(writer, [projectId]);
-    await this.db.transaction().execute(async (trx) => {
+    const write = async (trx: Kysely<TracingDatabase>) => {
       await callStore.insertStarts(trx, dedupe(starts, 'first'));
       await callStore.applyEnds(trx, dedupe(ends, 'last'));
-    });
+    };
+    if (inTransaction) await write(inTransaction);
+    else await this.db.transaction().execute(write);
   }
 
   /** Writes one complete call of the evaluation API (prediction, run, score) inside the caller's transaction. */

@@ -87,7 +87,14 @@ export interface FeedbackTable {
   span_status_code: string;
 }
 
+export interface EventCursorsTable {
+  consumer: string;
+  cursor: string;
+  updated_at: ColumnType<Date, Date | undefined, Date | undefined>;
+}
+
 export interface TracingDatabase {
+  event_cursors: EventCursorsTable;
   calls: CallsTable;
   objects: ObjectsTable;
   tables: TablesTable;

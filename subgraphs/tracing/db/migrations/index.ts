@@ -1,7 +1,9 @@
 import type { Migrations } from '../../../../platform/db/migrate.js';
 import * as createTracing from './2026-11-21T1000-create-tracing.js';
+import * as createEventCursors from './2026-11-21T2130-create-event-cursors.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
   '2026-11-21T1000-create-tracing': createTracing,
+  '2026-11-21T2130-create-event-cursors': createEventCursors,
 };
