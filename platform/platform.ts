@@ -18,7 +18,7 @@ import { RemoteSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
-import { createHttpServer, fastifyApolloDrainPlugin } from './http/server.js';
+import { createHttpServer } from './http/server.js';
 import { loadOrCreateSecretFile } from './internal-secret.js';
 import type { Logger } from './logger.js';
 import type { StartedSubgraph, SubgraphModule } from './subgraph.js';
@@ -49,10 +49,11 @@ export interface RunningPlatform {
  */
 export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
   const { config, logger } = options;
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: { step: string; run: () => Promise<void> }[] = [];
   const runCleanups = async () => {
-    for (const cleanup of cleanups.reverse()) {
-      await cleanup().catch((error) => logger.error({ err: error }, 'shutdown step failed'));
+    for (const { step, run } of cleanups.reverse()) {
+      logger.debug({ step }, 'shutdown step');
+      await run().catch((error) => logger.error({ err: error, step }, 'shutdown step failed'));
     }
   };
   try {
@@ -63,12 +64,12 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         dataDir: path.join(config.dataDir, 'postgres'),
         onLog: (line) => logger.debug({ postgres: line }, 'postgres'),
       });
-      cleanups.push(() => embedded!.stop());
+      cleanups.push({ step: 'embedded PostgreSQL', run: () => embedded!.stop() });
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
     }
     const db = connectDatabase(databaseUrl, { max: config.databasePoolSize, applicationName: 'trellis-gateway' });
-    cleanups.push(() => db.close());
+    cleanups.push({ step: 'database pool', run: () => db.close() });
 
     const modules = options.subgraphs ?? SUBGRAPHS;
     const remoteNames = Object.keys(config.subgraphUrls);
@@ -81,13 +82,13 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
 
     // Subscriptions of subgraphs running as services are reached over graphql-ws (streaming REST routes).
     const remoteSubscriptions = remoteNames.length ? new RemoteSubscriptions(internalSecret) : undefined;
-    if (remoteSubscriptions) cleanups.push(() => remoteSubscriptions.close());
+    if (remoteSubscriptions) cleanups.push({ step: 'remote subscriptions', run: () => remoteSubscriptions.close() });
 
     const started = new Map<string, StartedSubgraph<any>>();
     for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
       const subgraph = await module.start({ db, config, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
       started.set(module.name, subgraph);
-      cleanups.push(() => subgraph.stop());
+      cleanups.push({ step: `subgraph ${module.name}`, run: () => subgraph.stop() });
     }
 
     // Authentication is identity's code; with identity remote, it runs here against identity's schema.
@@ -130,7 +131,6 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       logger,
       maxDepth: config.graphqlMaxDepth,
       maxCost: config.graphqlMaxCost,
-      plugins: [fastifyApolloDrainPlugin(http.app)],
     });
     await http.mountGateway(apollo);
     await http.app.listen({ host: config.host, port: config.port });
@@ -138,9 +138,11 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
 
-    // Shutdown order: stop accepting and drain HTTP, then workers, then the pool, then PostgreSQL.
-    cleanups.push(() => apollo.stop());
-    cleanups.push(() => http.app.close());
+    // Shutdown order: stop accepting and drain HTTP (Fastify waits for in-flight requests; Apollo's own drain
+    // plugin is not used because it closes the Fastify server a second time, which never resolves), then the
+    // gateway, workers, the pool, and PostgreSQL last.
+    cleanups.push({ step: 'gateway', run: () => apollo.stop() });
+    cleanups.push({ step: 'HTTP server', run: () => http.app.close() });
     let closing: Promise<void> | undefined;
     return {
       url,

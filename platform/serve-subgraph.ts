@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import fastifyApollo from '@as-integrations/fastify';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { subgraphByName } from '../subgraphs/index.js';
@@ -37,7 +37,6 @@ const apollo = new ApolloServer<GraphQLContext>({
   schema: subgraph.schema,
   introspection: true,
   includeStacktraceInErrorResponses: false,
-  plugins: [fastifyApolloDrainPlugin(app)],
 });
 await apollo.start();
 // Endpoints a subgraph serves itself (e.g. automations' graphql-ws endpoint) authenticate API keys directly.
@@ -67,7 +66,8 @@ logger.info({ subgraph: name, port: config.port }, 'subgraph service listening')
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
     await closeSubscriptions?.();
-    await app.close();
+    await app.close(); // stops accepting and waits for in-flight requests
+    await apollo.stop();
     await subgraph.stop();
     await db.close();
     process.exit(0);

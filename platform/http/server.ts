@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import fastifyApollo from '@as-integrations/fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -125,4 +125,3 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   };
 }
 
-export { fastifyApolloDrainPlugin };
