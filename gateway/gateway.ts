@@ -58,6 +58,8 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
     gateway,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // The platform owns shutdown order (platform/main.ts); Apollo's own SIGTERM handler would race it.
+    stopOnTerminationSignals: false,
     validationRules: [
       // Rejections are reported as validation errors (HTTP 400), not thrown (which Apollo turns into a 500).
       maxDepthRule({

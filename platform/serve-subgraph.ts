@@ -37,6 +37,7 @@ const apollo = new ApolloServer<GraphQLContext>({
   schema: subgraph.schema,
   introspection: true,
   includeStacktraceInErrorResponses: false,
+  stopOnTerminationSignals: false, // shutdown order is ours (below)
 });
 await apollo.start();
 // Endpoints a subgraph serves itself (e.g. automations' graphql-ws endpoint) authenticate API keys directly.

@@ -15,7 +15,8 @@ export interface NodeProcess {
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>): NodeProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    // NODE_ENV=test (set by vitest) changes library behaviour (Apollo skips its signal handlers): run as users do.
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

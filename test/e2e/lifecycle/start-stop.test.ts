@@ -62,6 +62,17 @@ describe('npm start on the embedded default', () => {
     expect(await second.platform.exited).toBe(0);
   }, 180_000);
 
+  it('exits promptly and cleanly on SIGTERM after serving requests', async () => {
+    dataDir ??= await mkdtemp(path.join(os.tmpdir(), 'trellis-lifecycle-'));
+    const run = await startOnce(dataDir);
+    const response = await fetch(`${run.url}/healthz`, { headers: { connection: 'close' } });
+    expect(response.status).toBe(200);
+    run.platform.kill('SIGTERM');
+    const exit = await Promise.race([run.platform.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000))]);
+    if (exit === 'still running') run.platform.kill('SIGKILL');
+    expect(exit).toBe(0);
+  }, 120_000);
+
   it('recovers the data directory from a platform that was killed (orphaned PostgreSQL)', async () => {
     const killed = await startOnce(dataDir);
     killed.platform.kill('SIGKILL');
