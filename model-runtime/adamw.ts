@@ -6,6 +6,13 @@ export interface AdamWOptions {
   weightDecay?: number;
 }
 
+/** Moment estimates, so a later training call can continue where the last one stopped. */
+export interface AdamWState {
+  m: Float32Array[];
+  v: Float32Array[];
+  t: number;
+}
+
 export class AdamW {
   private readonly m: Float32Array[];
   private readonly v: Float32Array[];
@@ -15,13 +22,18 @@ export class AdamW {
   private readonly eps: number;
   private readonly weightDecay: number;
 
-  constructor(private readonly params: Float32Array[], options: AdamWOptions = {}) {
-    this.m = params.map((p) => new Float32Array(p.length));
-    this.v = params.map((p) => new Float32Array(p.length));
+  constructor(private readonly params: Float32Array[], options: AdamWOptions = {}, resume?: AdamWState) {
+    this.m = resume ? resume.m.map((a) => a.slice()) : params.map((p) => new Float32Array(p.length));
+    this.v = resume ? resume.v.map((a) => a.slice()) : params.map((p) => new Float32Array(p.length));
+    this.t = resume?.t ?? 0;
     this.beta1 = options.beta1 ?? 0.9;
     this.beta2 = options.beta2 ?? 0.999;
     this.eps = options.eps ?? 1e-8;
     this.weightDecay = options.weightDecay ?? 0;
+  }
+
+  state(): AdamWState {
+    return { m: this.m, v: this.v, t: this.t };
   }
 
   /** One update; grads[i] matches params[i]. `decay[i]` false exempts a tensor (norm gains) from weight decay. */
