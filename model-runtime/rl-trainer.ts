@@ -92,6 +92,12 @@ export function tokenPolicyLoss(
   return { loss: -clippedTerm, dLogp: 0 };
 }
 
+/** k3 estimator of KL(new‖ref): exp(ref − new) − (ref − new) − 1, and its derivative in logp_new. */
+export function klPenalty(logpRef: number, logpNew: number): { value: number; dLogp: number } {
+  const d = logpRef - logpNew;
+  return { value: Math.exp(d) - d - 1, dLogp: 1 - Math.exp(d) };
+}
+
 export async function trainRl(request: RlRequest, onStep?: (m: RlStepMetrics) => void): Promise<LoraAdapter> {
   const { base, signal } = request;
   const config = request.config ?? {};
@@ -163,10 +169,10 @@ export async function trainRl(request: RlRequest, onStep?: (m: RlStepMetrics) =>
         let tokenLoss = token.loss;
         let tokenGrad = token.dLogp;
         if (beta > 0) {
-          const d = refLogprobs[k][r] - logpNew;
-          tokenLoss += beta * (Math.exp(d) - d - 1);
-          tokenGrad += beta * (1 - Math.exp(d));
-          klSum += Math.exp(d) - d - 1;
+          const kl = klPenalty(refLogprobs[k][r], logpNew);
+          tokenLoss += beta * kl.value;
+          tokenGrad += beta * kl.dLogp;
+          klSum += kl.value;
         }
         ratioSum += Math.exp(logpNew - logpOld);
         loss += (tokenLoss * w) / (totalMask + 1e-6);
