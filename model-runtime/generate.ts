@@ -161,7 +161,7 @@ export function* generationSteps(model: LlamaModel, req: GenerateRequest, onToke
       text += delta;
       onToken?.({ choiceIndex: c, token, logprob, text: delta });
     };
-    while (tokens.length < opts.maxTokens) {
+    for (;;) {
       const lp = rowLogprobs(logits, V);
       const token = sampleToken(lp, opts.temperature, opts.topP, rng, allowedToken);
       tokens.push(token);
@@ -189,11 +189,15 @@ export function* generationSteps(model: LlamaModel, req: GenerateRequest, onToke
         emit(bytes.length, token, lp[token], true);
         break;
       }
+      if (tokens.length >= opts.maxTokens) {
+        // Out of budget: a partial stop-sequence prefix held back so far is plain text after all.
+        emit(bytes.length, token, lp[token], true);
+        break;
+      }
       emit(bytes.length - pendingStopPrefix(bytes, opts.stops), token, lp[token], false);
       yield;
-      if (tokens.length < opts.maxTokens) logits = forward(model, adapter, [token], cache).logits;
+      logits = forward(model, adapter, [token], cache).logits;
     }
-    if (finishReason === 'length') emit(bytes.length, tokens[tokens.length - 1] ?? -1, 0, true);
     completionTokens += tokens.length;
     choices.push({ index: c, text, finishReason, tokens, ...(opts.logprobs ? { logprobs: entries } : {}) });
   }

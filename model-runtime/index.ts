@@ -23,3 +23,5 @@ export { type RlConfig, type RlRequest, type RlStepMetrics, groupAdvantages, tra
 export { type OpenAIChoice, type OpenAIMessage, type Trajectory, type TrajectoryGroup, choiceFromGeneration } from './art-trajectories.js';
 export { parseSafetensors, serializeSafetensors } from './safetensors.js';
 export { DEFAULT_MODEL_DIR } from './default-model.js';
+export { GenerationWorkerPool, type GenerationWorkerPoolOptions, runTrainingInWorker } from './worker-pool.js';
+export type { AdapterBytes, WorkerGenerateRequest, WorkerTrainingJob } from './worker-protocol.js';
