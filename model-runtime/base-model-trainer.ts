@@ -4,6 +4,7 @@
  */
 import { AdamW, clipGradients, cosineSchedule } from './adamw.js';
 import { type ChatMessage, encodeChatForTraining } from './chat-template.js';
+import { forgetTransposedWeights } from './kernels.js';
 import { type LlamaModel, PROJECTIONS } from './model.js';
 import { logprobGradientToLogits, scoreSequence, targetRows } from './sequence-logprobs.js';
 import { backward, zeroModelGradients } from './transformer.js';
@@ -57,6 +58,7 @@ export function trainBaseModel(model: LlamaModel, options: BaseTrainingOptions):
     const gradNorm = clipGradients(grads, 1.0);
     const lr = cosineSchedule(step, options.steps, options.learningRate, options.warmupSteps);
     optimizer.step(grads, lr, params.decay);
+    forgetTransposedWeights(); // weights changed in place
     options.onStep?.({ step: step + 1, loss, gradNorm, learningRate: lr, tokens });
   }
 }

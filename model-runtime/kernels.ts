@@ -86,6 +86,27 @@ export function matmulXWt(
   }
 }
 
+let transposeCache = new WeakMap<Float32Array, Float32Array>();
+
+/**
+ * Wᵀ ([in×out]) of a frozen weight, cached: dx = dy·W then runs on the fast
+ * blocked dot-product kernel instead of strided axpy updates. Callers that
+ * change weights in place (full-model training) must call forgetTransposedWeights().
+ */
+export function transposedWeight(w: Float32Array, outF: number, inF: number): Float32Array {
+  let t = transposeCache.get(w);
+  if (!t) {
+    t = new Float32Array(w.length);
+    for (let o = 0; o < outF; o++) for (let i = 0; i < inF; i++) t[i * outF + o] = w[o * inF + i];
+    transposeCache.set(w, t);
+  }
+  return t;
+}
+
+export function forgetTransposedWeights(): void {
+  transposeCache = new WeakMap();
+}
+
 /** dx[T×in] += dy[T×out] · W, with W stored [out×in] (the input-gradient of y = x·Wᵀ). */
 export function matmulDyW(dy: Float32Array, rows: number, outF: number, w: Float32Array, inF: number, dx: Float32Array): void {
   for (let t = 0; t < rows; t++) {

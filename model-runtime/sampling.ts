@@ -20,32 +20,42 @@ export function sampleToken(logprobs: Float32Array, temperature: number, topP: n
     for (let i = 0; i < n; i++) if (allowed(i) && (best < 0 || logprobs[i] > logprobs[best])) best = i;
     return best;
   }
-  const ids: number[] = [];
-  for (let i = 0; i < n; i++) if (allowed(i)) ids.push(i);
+  const weights = new Float64Array(n);
   let max = -Infinity;
-  for (const i of ids) max = Math.max(max, logprobs[i] / temperature);
-  const weights = new Map<number, number>();
+  for (let i = 0; i < n; i++) if (allowed(i) && logprobs[i] / temperature > max) max = logprobs[i] / temperature;
   let total = 0;
-  for (const i of ids) {
-    const w = Math.exp(logprobs[i] / temperature - max);
-    weights.set(i, w);
-    total += w;
+  for (let i = 0; i < n; i++) {
+    if (!allowed(i)) continue;
+    weights[i] = Math.exp(logprobs[i] / temperature - max);
+    total += weights[i];
   }
-  // Ties broken by id so the order (and so the sample) is deterministic.
-  ids.sort((a, b) => weights.get(b)! - weights.get(a)! || a - b);
-  let kept = ids.length;
-  if (topP < 1) {
-    let cumulative = 0;
-    for (let k = 0; k < ids.length; k++) {
-      cumulative += weights.get(ids[k])! / total;
-      if (cumulative >= topP) { kept = k + 1; break; }
+  if (topP >= 1) {
+    // No nucleus filtering: inverse-CDF sampling in id order, no sort needed.
+    let u = rng.next() * total;
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      if (weights[i] === 0) continue;
+      last = i;
+      u -= weights[i];
+      if (u <= 0) return i;
     }
+    return last;
+  }
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) if (weights[i] > 0) ids.push(i);
+  // Ties broken by id so the order (and so the sample) is deterministic.
+  ids.sort((a, b) => weights[b] - weights[a] || a - b);
+  let kept = ids.length;
+  let cumulative = 0;
+  for (let k = 0; k < ids.length; k++) {
+    cumulative += weights[ids[k]] / total;
+    if (cumulative >= topP) { kept = k + 1; break; }
   }
   let keptTotal = 0;
-  for (let k = 0; k < kept; k++) keptTotal += weights.get(ids[k])!;
+  for (let k = 0; k < kept; k++) keptTotal += weights[ids[k]];
   let u = rng.next() * keptTotal;
   for (let k = 0; k < kept; k++) {
-    u -= weights.get(ids[k])!;
+    u -= weights[ids[k]];
     if (u <= 0) return ids[k];
   }
   return ids[kept - 1];
@@ -53,6 +63,7 @@ export function sampleToken(logprobs: Float32Array, temperature: number, topP: n
 
 /** Indices of the k largest logprobs, best first. */
 export function topK(logprobs: Float32Array, k: number): number[] {
+  if (k <= 0) return [];
   const ids = Array.from(logprobs.keys());
   ids.sort((a, b) => logprobs[b] - logprobs[a] || a - b);
   return ids.slice(0, k);

@@ -3,7 +3,7 @@
  * sampling-time and training-time logprobs come from the same code) and the
  * hand-written backward pass for training.
  */
-import { matmulDyTX, matmulDyW, matmulXWt, rmsNormBackward, rmsNormForward } from './kernels.js';
+import { matmulDyTX, matmulDyW, matmulXWt, rmsNormBackward, rmsNormForward, transposedWeight } from './kernels.js';
 import type { LoraAdapter, LoraPair } from './lora-adapter.js';
 import type { LlamaConfig } from './model-config.js';
 import { type LlamaModel, type ModelWeights, PROJECTIONS, type ProjectionName, projectionShape } from './model.js';
@@ -280,7 +280,7 @@ function linearBackward(
   dx: Float32Array, dw: Float32Array | null,
   lora: LoraPair | undefined, scale: number, xa: Float32Array | undefined, dLora: { a: Float32Array; b: Float32Array } | undefined,
 ): void {
-  matmulDyW(dy, rows, outF, w, inF, dx);
+  matmulXWt(dy, rows, outF, transposedWeight(w, outF, inF), inF, dx, true);
   if (dw) matmulDyTX(dy, rows, outF, x, inF, dw);
   if (!lora || !xa) return;
   const r = lora.a.length / inF;
@@ -312,7 +312,7 @@ export function backward(model: LlamaModel, adapter: LoraAdapter | null, trace: 
   const gb = grads.base;
 
   const dxnRows = new Float32Array(R * d);
-  matmulDyW(dLogits, R, c.vocabSize, w.lmHead, d, dxnRows);
+  matmulXWt(dLogits, R, c.vocabSize, transposedWeight(w.lmHead, c.vocabSize, d), d, dxnRows);
   if (gb) matmulDyTX(dLogits, R, c.vocabSize, trace.xnRows, d, gb.lmHead);
   const dxRows = new Float32Array(R * d);
   rmsNormBackward(dxnRows, trace.xFinal, trace.invF, R, d, w.finalNorm, dxRows, gb ? gb.finalNorm : null);
