@@ -133,29 +133,17 @@ export function matmulDyW(dy: Float32Array, rows: number, outF: number, w: Float
   }
 }
 
-/** dW[out×in] += dyᵀ · x (the weight-gradient of y = x·Wᵀ), summed over the T rows. */
+/**
+ * dW[out×in] += dyᵀ · x (the weight-gradient of y = x·Wᵀ), summed over the T rows.
+ * Both operands are transposed first (O(T·(in+out)), cheap) so the product runs
+ * on the blocked dot-product kernel with T as the inner dimension.
+ */
 export function matmulDyTX(dy: Float32Array, rows: number, outF: number, x: Float32Array, inF: number, dw: Float32Array): void {
-  for (let o = 0; o < outF; o++) {
-    const w0 = o * inF;
-    let t = 0;
-    for (; t + 3 < rows; t += 4) {
-      const a0 = dy[t * outF + o], a1 = dy[(t + 1) * outF + o], a2 = dy[(t + 2) * outF + o], a3 = dy[(t + 3) * outF + o];
-      if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
-      const x0 = t * inF;
-      const x1 = x0 + inF;
-      const x2 = x1 + inF;
-      const x3 = x2 + inF;
-      for (let i = 0; i < inF; i++) {
-        dw[w0 + i] += a0 * x[x0 + i] + a1 * x[x1 + i] + a2 * x[x2 + i] + a3 * x[x3 + i];
-      }
-    }
-    for (; t < rows; t++) {
-      const a = dy[t * outF + o];
-      if (a === 0) continue;
-      const x0 = t * inF;
-      for (let i = 0; i < inF; i++) dw[w0 + i] += a * x[x0 + i];
-    }
-  }
+  const dyT = new Float32Array(outF * rows);
+  for (let t = 0; t < rows; t++) for (let o = 0; o < outF; o++) dyT[o * rows + t] = dy[t * outF + o];
+  const xT = new Float32Array(inF * rows);
+  for (let t = 0; t < rows; t++) for (let i = 0; i < inF; i++) xT[i * rows + t] = x[t * inF + i];
+  matmulXWt(dyT, outF, rows, xT, inF, dw, true);
 }
 
 /** Textbook i-j-k triple loop, C = A·B with B [in×out]; kept only as the benchmark baseline. */

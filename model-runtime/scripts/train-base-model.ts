@@ -31,7 +31,7 @@ export const TRELLIS_TINY_CONFIG = {
 
 const { values } = parseArgs({
   options: {
-    steps: { type: 'string', default: '6000' },
+    steps: { type: 'string', default: '3000' },
     'batch-size': { type: 'string', default: '16' },
     lr: { type: 'string', default: '0.003' },
     seed: { type: 'string', default: '1234' },
@@ -49,6 +49,14 @@ if (values['hidden-size']) configJson.hidden_size = Number(values['hidden-size']
 if (values.layers) configJson.num_hidden_layers = Number(values.layers);
 const model = initModel(parseLlamaConfig(configJson), seed, 'trellis-tiny');
 console.log(`parameters: ${parameterCount(model)}; steps ${steps} × batch ${batchSize}`);
+
+const outDir = values.out!;
+function writeModel(): void {
+  mkdirSync(outDir, { recursive: true });
+  const files = saveModel(model);
+  writeFileSync(join(outDir, 'config.json'), files['config.json']);
+  writeFileSync(join(outDir, 'model.safetensors'), files['model.safetensors']);
+}
 
 const started = Date.now();
 const log: Array<Record<string, number>> = [];
@@ -72,14 +80,12 @@ trainBaseModel(model, {
       windowTokens = 0;
       windowStart = Date.now();
     }
+    // Periodic checkpoints, so a long run can be inspected (and is not lost) before it ends.
+    if (m.step % 500 === 0 && m.step < steps) writeModel();
   },
 });
 
-const outDir = values.out!;
-mkdirSync(outDir, { recursive: true });
-const files = saveModel(model);
-writeFileSync(join(outDir, 'config.json'), files['config.json']);
-writeFileSync(join(outDir, 'model.safetensors'), files['model.safetensors']);
+writeModel();
 writeFileSync(
   join(outDir, 'training-log.json'),
   JSON.stringify({ seed, steps, batch_size: batchSize, learning_rate: Number(values.lr), parameters: parameterCount(model), training_seconds: Math.round((Date.now() - started) / 1000), log }, null, 1) + '\n',
