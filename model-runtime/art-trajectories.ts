@@ -11,13 +11,15 @@ import { SPECIAL_TOKENS, encodeText, tokenIdFromLogprobEntry } from './tokenizer
 export interface OpenAIMessage {
   role: string;
   content?: string | Array<{ type: string; text?: string }> | null;
-  [key: string]: unknown;
+  name?: string;
+  tool_calls?: unknown;
+  tool_call_id?: string;
 }
 
 export interface OpenAIChoice {
   index?: number;
   finish_reason?: string | null;
-  message: { role: 'assistant'; content: string | null; [key: string]: unknown };
+  message: { role: 'assistant'; content: string | null; tool_calls?: unknown; refusal?: string | null };
   logprobs?: { content?: Array<{ token: string; logprob: number; bytes?: number[] | null }> | null } | null;
 }
 

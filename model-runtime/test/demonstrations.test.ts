@@ -8,11 +8,13 @@ import {
   DEFAULT_MODEL_DIR, type LoraAdapter, type TrajectoryGroup, choiceFromGeneration, generateSync, loadAdapter, loadModel, saveAdapter,
   trainRl, trainSft,
 } from '../index.js';
-import { SHOUT_TASK, type Task, sampleExamples, withAnswer } from '../synthetic-corpus.js';
+import { BASE_TASKS, SHOUT_TASK, type Task, sampleExamples, withAnswer } from '../synthetic-corpus.js';
 import { exactMatchAccuracy } from '../task-evaluation.js';
-import type { SeededRandom } from '../rng.js';
 
 const base = loadModel(DEFAULT_MODEL_DIR);
+const SFT_STEPS = 60;
+const RL_STEPS = 8;
+const RL_LR = 2e-3;
 
 describe('SFT on the shipped base model', () => {
   let adapter: LoraAdapter;
@@ -42,16 +44,9 @@ describe('SFT on the shipped base model', () => {
   });
 });
 
-const SFT_STEPS = 60;
 
-/** RL task: addition of two numbers, reward 1 for the exact sum. */
-const ADDITION: Task = {
-  name: 'rl-addition',
-  sample(rng: SeededRandom) {
-    const a = rng.int(100), b = rng.int(100);
-    return { key: `${a}+${b}`, messages: [{ role: 'user', content: `What is ${a} + ${b}?` }], answer: String(a + b) };
-  },
-};
+/** RL task: one of the base corpus tasks, reward 1 for an exact-match answer. */
+const RL_TASK: Task = BASE_TASKS.find((t) => t.name === 'addition')!;
 
 function meanReward(adapter: LoraAdapter | null, prompts: ReturnType<typeof sampleExamples>, samples: number): number {
   let total = 0;
@@ -64,12 +59,12 @@ function meanReward(adapter: LoraAdapter | null, prompts: ReturnType<typeof samp
 
 describe('RL on the shipped base model', () => {
   it('raises the mean reward on held-out prompts over a few steps', async () => {
-    const heldOut = sampleExamples([ADDITION], 24, 303, 'heldout');
+    const heldOut = sampleExamples([RL_TASK], 24, 303, 'heldout');
     const before = meanReward(null, heldOut, 4);
     let adapter: LoraAdapter | null = null;
     const rewards: number[] = [];
     for (let step = 0; step < RL_STEPS; step++) {
-      const prompts = sampleExamples([ADDITION], 8, 400 + step, 'train');
+      const prompts = sampleExamples([RL_TASK], 8, 400 + step, 'train');
       const groups: TrajectoryGroup[] = prompts.map((ex, i) => {
         const out = generateSync(base, { messages: ex.messages, adapter, temperature: 1, n: 8, seed: step * 100 + i, max_tokens: 8, logprobs: true });
         return {
@@ -82,10 +77,8 @@ describe('RL on the shipped base model', () => {
       adapter = await trainRl({ base, adapter, trajectoryGroups: groups, config: { learning_rate: RL_LR, seed: 2 } }, (m) => rewards.push(m.reward));
     }
     const after = meanReward(adapter, heldOut, 4);
-    console.log(`RL addition: held-out mean reward ${before.toFixed(3)} → ${after.toFixed(3)}; training batches ${rewards.map((r) => r.toFixed(2)).join(' ')}`);
+    console.log(`RL ${RL_TASK.name}: held-out mean reward ${before.toFixed(3)} → ${after.toFixed(3)}; training batches ${rewards.map((r) => r.toFixed(2)).join(' ')}`);
     expect(after - before).toBeGreaterThanOrEqual(0.1);
   });
 });
 
-const RL_STEPS = 8;
-const RL_LR = 2e-3;
