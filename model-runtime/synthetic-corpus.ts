@@ -179,6 +179,15 @@ export const SHOUT_TASK: Task = {
   },
 };
 
+/** A second demonstration task, absent from the base corpus: parity of a number (no copying needed). */
+export const PARITY_TASK: Task = {
+  name: 'parity',
+  sample(rng) {
+    const n = rng.int(1000);
+    return { key: `parity:${n}`, messages: user(`Is ${n} even or odd?`), answer: n % 2 === 0 ? 'even' : 'odd' };
+  },
+};
+
 /** Training messages for an example: the prompt plus the reference answer as the assistant turn. */
 export function withAnswer(ex: TaskExample): ChatMessage[] {
   return [...ex.messages, { role: 'assistant', content: ex.answer }];
