@@ -11,7 +11,10 @@ import { backward, zeroModelGradients } from './transformer.js';
 import type { ModelWeights } from './model.js';
 
 export interface BaseTrainingOptions {
+  /** Length of the learning-rate schedule. */
   steps: number;
+  /** Stop after this many steps (default: steps). */
+  stopAt?: number;
   batchSize: number;
   learningRate: number;
   warmupSteps: number;
@@ -39,7 +42,7 @@ export function trainBaseModel(model: LlamaModel, options: BaseTrainingOptions):
   const params = flatten(model.weights);
   const optimizer = new AdamW(params.arrays, { weightDecay: options.weightDecay, beta2: 0.98 });
   const V = model.config.vocabSize;
-  for (let step = 0; step < options.steps; step++) {
+  for (let step = 0; step < (options.stopAt ?? options.steps); step++) {
     const gradsWeights = zeroModelGradients(model);
     const grads = flatten(gradsWeights).arrays;
     const batch = options.batchFor(step).map((messages) => encodeChatForTraining(messages));

@@ -32,6 +32,8 @@ export const TRELLIS_TINY_CONFIG = {
 const { values } = parseArgs({
   options: {
     steps: { type: 'string', default: '3000' },
+    // The learning-rate schedule spans --steps; --stop-at ends the run early at that step (the shipped model: 2000 of 3000).
+    'stop-at': { type: 'string' },
     'batch-size': { type: 'string', default: '16' },
     lr: { type: 'string', default: '0.003' },
     seed: { type: 'string', default: '1234' },
@@ -42,6 +44,7 @@ const { values } = parseArgs({
 });
 
 const steps = Number(values.steps);
+const stopAt = values['stop-at'] ? Number(values['stop-at']) : steps;
 const batchSize = Number(values['batch-size']);
 const seed = Number(values.seed);
 const configJson = { ...TRELLIS_TINY_CONFIG };
@@ -64,6 +67,7 @@ let windowTokens = 0;
 let windowStart = Date.now();
 trainBaseModel(model, {
   steps,
+  stopAt,
   batchSize,
   learningRate: Number(values.lr),
   warmupSteps: Math.min(200, Math.floor(steps / 10)),
@@ -72,7 +76,7 @@ trainBaseModel(model, {
   batchFor: (step) => sampleExamples(BASE_TASKS, batchSize, seed * 1_000_003 + step, 'train').map(withAnswer),
   onStep: (m) => {
     windowTokens += m.tokens;
-    if (m.step % 50 === 0 || m.step === steps) {
+    if (m.step % 50 === 0 || m.step === stopAt) {
       const secs = (Date.now() - windowStart) / 1000;
       const entry = { step: m.step, loss: Number(m.loss.toFixed(4)), grad_norm: Number(m.gradNorm.toFixed(3)), learning_rate: m.learningRate, tokens_per_second: Math.round(windowTokens / secs), elapsed_seconds: Math.round((Date.now() - started) / 1000) };
       log.push(entry);
@@ -81,13 +85,13 @@ trainBaseModel(model, {
       windowStart = Date.now();
     }
     // Periodic checkpoints, so a long run can be inspected (and is not lost) before it ends.
-    if (m.step % 500 === 0 && m.step < steps) writeModel();
+    if (m.step % 500 === 0 && m.step < stopAt) writeModel();
   },
 });
 
 writeModel();
 writeFileSync(
   join(outDir, 'training-log.json'),
-  JSON.stringify({ seed, steps, batch_size: batchSize, learning_rate: Number(values.lr), parameters: parameterCount(model), training_seconds: Math.round((Date.now() - started) / 1000), log }, null, 1) + '\n',
+  JSON.stringify({ seed, schedule_steps: steps, steps: stopAt, batch_size: batchSize, learning_rate: Number(values.lr), parameters: parameterCount(model), training_seconds: Math.round((Date.now() - started) / 1000), log }, null, 1) + '\n',
 );
 console.log(`wrote ${outDir} in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -1,14 +1,19 @@
 /**
  * The issue's demonstrations on the shipped base model (models/trellis-tiny):
- * SFT teaches a new task, RL raises a programmatic reward, and a saved adapter
- * reproduces its outputs after loading. Seeded and deterministic.
+ * SFT teaches a new task, RL raises a programmatic reward on held-out prompts,
+ * and a saved adapter reproduces its outputs after loading. Seeded and deterministic.
+ *
+ * The task is parity ("Is 37 even or odd?"), which is not in the base corpus: the
+ * base model answers with numbers, so its exact-match score starts at zero.
+ * RL starts from the SFT adapter (the usual SFT-then-RL flow): the reward needs a
+ * policy that sometimes succeeds, and the base model never says "even" or "odd".
  */
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MODEL_DIR, type LoraAdapter, type TrajectoryGroup, choiceFromGeneration, generateSync, loadAdapter, loadModel, saveAdapter,
   trainRl, trainSft,
 } from '../index.js';
-import { BASE_TASKS, PARITY_TASK, type Task, sampleExamples, withAnswer } from '../synthetic-corpus.js';
+import { PARITY_TASK, type TaskExample, sampleExamples, withAnswer } from '../synthetic-corpus.js';
 import { exactMatchAccuracy } from '../task-evaluation.js';
 
 const base = loadModel(DEFAULT_MODEL_DIR);
@@ -17,69 +22,72 @@ const SFT_LR = 1e-2;
 const RL_STEPS = 8;
 const RL_LR = 2e-3;
 
+let sftAdapter: Promise<{ adapter: LoraAdapter; losses: number[] }> | undefined;
+/** One SFT run shared by the tests below (it is the expensive part). */
+function parityAdapter() {
+  sftAdapter ??= (async () => {
+    const train = sampleExamples([PARITY_TASK], 200, 101, 'train').map((ex) => ({ messages: withAnswer(ex) }));
+    const losses: number[] = [];
+    const adapter = await trainSft({ base, examples: train, config: { batch_size: 8, steps: SFT_STEPS, learning_rate: SFT_LR, seed: 1 } }, (m) => losses.push(m.loss));
+    return { adapter, losses };
+  })();
+  return sftAdapter;
+}
+
+const reward = (ex: TaskExample, text: string) => (text.trim() === ex.answer ? 1 : 0);
+
+/** Mean reward of temperature-1 samples (seeded per prompt, so before/after see the same random stream). */
+function meanReward(adapter: LoraAdapter | null, prompts: TaskExample[], samples: number): number {
+  let total = 0;
+  prompts.forEach((ex, i) => {
+    const out = generateSync(base, { messages: ex.messages, adapter, temperature: 1, n: samples, seed: 5000 + i, max_tokens: 8 });
+    for (const c of out.choices) total += reward(ex, c.text);
+  });
+  return total / (prompts.length * samples);
+}
+
 describe('SFT on the shipped base model', () => {
-  let adapter: LoraAdapter;
   const heldOut = sampleExamples([PARITY_TASK], 25, 202, 'heldout');
 
   it('teaches a task the base model cannot do (held-out exact match from near zero to ≥ 80%)', async () => {
     const before = exactMatchAccuracy(base, null, heldOut)[0].accuracy;
-    const train = sampleExamples([PARITY_TASK], 200, 101, 'train').map((ex) => ({ messages: withAnswer(ex) }));
-    const losses: number[] = [];
-    adapter = await trainSft({ base, examples: train, config: { batch_size: 8, steps: SFT_STEPS, learning_rate: SFT_LR, seed: 1 } }, (m) => losses.push(m.loss));
+    const { adapter, losses } = await parityAdapter();
     const after = exactMatchAccuracy(base, adapter, heldOut)[0].accuracy;
-    console.log(`SFT parity task: held-out exact match ${before} → ${after}; loss ${losses[0].toFixed(3)} → ${losses.at(-1)!.toFixed(3)}`);
+    console.log(`SFT parity: held-out exact match ${before} → ${after}; loss ${losses[0].toFixed(3)} → ${losses.at(-1)!.toFixed(3)}`);
     expect(before).toBeLessThanOrEqual(0.1);
     expect(after).toBeGreaterThanOrEqual(0.8);
   });
 
-  it('reproduces the same outputs from a saved and reloaded adapter (same seed)', () => {
+  it('reproduces the same outputs from a saved and reloaded adapter (same seed)', async () => {
+    const { adapter } = await parityAdapter();
     const files = saveAdapter(adapter);
     const reloaded = loadAdapter(base, { adapterConfigJson: files['adapter_config.json'].toString(), safetensorsBytes: files['adapter_model.safetensors'] });
     for (const ex of heldOut.slice(0, 5)) {
-      const request = { messages: ex.messages, temperature: 0.9, seed: 77, max_tokens: 30, logprobs: true };
+      const request = { messages: ex.messages, temperature: 0.9, seed: 77, max_tokens: 12, logprobs: true, n: 2 };
       const a = generateSync(base, { ...request, adapter });
       const b = generateSync(base, { ...request, adapter: reloaded });
-      expect(b.choices[0].text).toBe(a.choices[0].text);
+      expect(b.choices.map((c) => c.text)).toEqual(a.choices.map((c) => c.text));
       expect(b.choices[0].logprobs).toEqual(a.choices[0].logprobs);
     }
   });
 });
 
-
-/** RL task: one of the base corpus tasks, reward 1 for an exact-match answer. */
-const RL_TASK: Task = BASE_TASKS.find((t) => t.name === 'addition')!;
-
-function meanReward(adapter: LoraAdapter | null, prompts: ReturnType<typeof sampleExamples>, samples: number): number {
-  let total = 0;
-  prompts.forEach((ex, i) => {
-    const out = generateSync(base, { messages: ex.messages, adapter, temperature: 1, n: samples, seed: 5000 + i, max_tokens: 8 });
-    for (const c of out.choices) total += c.text.trim() === ex.answer ? 1 : 0;
-  });
-  return total / (prompts.length * samples);
-}
-
 describe('RL on the shipped base model', () => {
   it('raises the mean reward on held-out prompts over a few steps', async () => {
-    const heldOut = sampleExamples([RL_TASK], 24, 303, 'heldout');
-    const before = meanReward(null, heldOut, 4);
-    let adapter: LoraAdapter | null = null;
-    const rewards: number[] = [];
+    const heldOut = sampleExamples([PARITY_TASK], 32, 303, 'heldout');
+    let { adapter } = await parityAdapter();
+    const before = meanReward(adapter, heldOut, 4);
+    const batchRewards: number[] = [];
     for (let step = 0; step < RL_STEPS; step++) {
-      const prompts = sampleExamples([RL_TASK], 8, 400 + step, 'train');
+      const prompts = sampleExamples([PARITY_TASK], 8, 400 + step, 'train');
       const groups: TrajectoryGroup[] = prompts.map((ex, i) => {
         const out = generateSync(base, { messages: ex.messages, adapter, temperature: 1, n: 8, seed: step * 100 + i, max_tokens: 8, logprobs: true });
-        return {
-          trajectories: out.choices.map((c) => ({
-            messages_and_choices: [...ex.messages, choiceFromGeneration(c)],
-            reward: c.text.trim() === ex.answer ? 1 : 0,
-          })),
-        };
+        return { trajectories: out.choices.map((c) => ({ messages_and_choices: [...ex.messages, choiceFromGeneration(c)], reward: reward(ex, c.text) })) };
       });
-      adapter = await trainRl({ base, adapter, trajectoryGroups: groups, config: { learning_rate: RL_LR, seed: 2 } }, (m) => rewards.push(m.reward));
+      adapter = await trainRl({ base, adapter, trajectoryGroups: groups, config: { learning_rate: RL_LR } }, (m) => batchRewards.push(m.reward));
     }
     const after = meanReward(adapter, heldOut, 4);
-    console.log(`RL ${RL_TASK.name}: held-out mean reward ${before.toFixed(3)} → ${after.toFixed(3)}; training batches ${rewards.map((r) => r.toFixed(2)).join(' ')}`);
+    console.log(`RL parity: held-out mean reward ${before.toFixed(3)} → ${after.toFixed(3)}; batch rewards ${batchRewards.map((r) => r.toFixed(2)).join(' ')}`);
     expect(after - before).toBeGreaterThanOrEqual(0.1);
   });
 });
-
