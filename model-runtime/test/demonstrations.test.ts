@@ -75,7 +75,10 @@ describe('SFT on the shipped base model', () => {
 describe('RL on the shipped base model', () => {
   it('raises the mean reward on held-out prompts over a few steps', async () => {
     const heldOut = sampleExamples([PARITY_TASK], 32, 303, 'heldout');
-    let { adapter } = await parityAdapter();
+    // Through bytes, as production would store the SFT checkpoint: RL starts with fresh optimizer state,
+    // so any gain below comes from the RL steps, not from SFT momentum.
+    const files = saveAdapter((await parityAdapter()).adapter);
+    let adapter = loadAdapter(base, { adapterConfigJson: files['adapter_config.json'].toString(), safetensorsBytes: files['adapter_model.safetensors'] });
     const before = meanReward(adapter, heldOut, 4);
     const batchRewards: number[] = [];
     for (let step = 0; step < RL_STEPS; step++) {
