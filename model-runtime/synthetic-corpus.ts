@@ -188,6 +188,29 @@ export const PARITY_TASK: Task = {
   },
 };
 
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+
+/**
+ * The SFT demonstration task, absent from the base corpus: the letter count
+ * spelled as a word. The base model can count letters but answers in digits.
+ */
+export const COUNT_IN_WORDS_TASK: Task = {
+  name: 'count-in-words',
+  sample(rng) {
+    const w = word(rng, 2, 9);
+    return { key: `words:${w}`, messages: user(`How many letters are in "${w}"? Answer in words.`), answer: NUMBER_WORDS[w.length] };
+  },
+};
+
+/** Another task absent from the base corpus: the last letter of a word (a copy at a fixed distance from the end of the prompt). */
+export const LAST_LETTER_TASK: Task = {
+  name: 'last-letter',
+  sample(rng) {
+    const w = word(rng, 3, 8);
+    return { key: `last:${w}`, messages: user(`What is the last letter of "${w}"?`), answer: w[w.length - 1] };
+  },
+};
+
 /** Training messages for an example: the prompt plus the reference answer as the assistant turn. */
 export function withAnswer(ex: TaskExample): ChatMessage[] {
   return [...ex.messages, { role: 'assistant', content: ex.answer }];
