@@ -4,6 +4,7 @@ import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { migrateEvents } from '../../platform/events/index.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import { publishCompletionEvents } from './tracing/publish-completion-events.js';
+import { ModelRuntimeAdapter } from './backends/embedded/model-runtime-adapter.js';
 import type { BackgroundWorker } from '../../platform/subgraph.js';
 import { ChatResolver } from './chat/chat.resolver.js';
 import { ChatService } from './chat/chat.service.js';
@@ -23,7 +24,7 @@ import { Project, ProjectUsageResolver, Team, TeamUsageResolver, UsageQueries } 
 
 export interface InferenceSubgraphOptions {
   /** The in-process model runtime behind `embedded` catalog models (absent: such models cannot be served). */
-  embeddedRuntime?: () => EmbeddedModelRuntime | Promise<EmbeddedModelRuntime>;
+  embeddedRuntime?: (env: NodeJS.ProcessEnv) => EmbeddedModelRuntime | undefined | Promise<EmbeddedModelRuntime | undefined>;
   /**
    * Where completions of requests that name a project go as Family A calls (absent: not traced). The platform
    * binds it to its event outbox; the tracing subgraph turns the events into calls.
@@ -42,12 +43,12 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     if (options.traceSink) await migrateEvents(connection.root);
     const db = store as Kysely<InferenceDatabase>;
     const config = loadInferenceConfig(platformConfig);
-    const embeddedRuntime = await options.embeddedRuntime?.();
+    const embeddedRuntime = await options.embeddedRuntime?.(platformConfig.env);
     const catalog = new ModelCatalog(db, config, platformConfig.env, logger, embeddedRuntime);
     const usage = new UsageRecorder(db, logger, config.usageFlushMs, options.traceSink);
     const traceSettings = new TraceSettings(db, logger);
     const chat = new ChatService(catalog, new RequestLimiter(config.limits), usage, traceSettings, logger);
-    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db) };
+    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime };
   },
   onStart: async ({ catalog, traceSettings, config }) => {
     await catalog.start();
@@ -65,7 +66,7 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
       });
     },
   }),
-  workers: ({ usage, catalog, traceSettings }): BackgroundWorker[] => [
+  workers: ({ usage, catalog, traceSettings, embeddedRuntime }): BackgroundWorker[] => [
     usage,
     {
       name: 'inference-catalog',
@@ -73,10 +74,17 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
       stop: async () => {
         traceSettings.stop();
         await catalog.close();
+        await embeddedRuntime?.close?.();
       },
     },
   ],
 });
 
-/** The embedded runtime is wired here once model-runtime/ is merged: `defineInferenceSubgraph({ embeddedRuntime })`. */
-export const inferenceSubgraph = defineInferenceSubgraph({ traceSink: publishCompletionEvents });
+/**
+ * The platform's inference subgraph: the shipped model served by the embedded runtime (so a fresh install answers
+ * offline; TRELLIS_EMBEDDED_MODEL=off disables it), completions traced into Family A through platform events.
+ */
+export const inferenceSubgraph = defineInferenceSubgraph({
+  embeddedRuntime: (env) => (env.TRELLIS_EMBEDDED_MODEL === 'off' ? undefined : new ModelRuntimeAdapter()),
+  traceSink: publishCompletionEvents,
+});

@@ -1,3 +1,4 @@
+import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
 import type { ChatService } from './chat/chat.service.js';
 import type { ModelCatalog } from './catalog/model-catalog.js';
 import type { InferenceConfig } from './inference-config.js';
@@ -12,4 +13,6 @@ export interface InferenceServices {
   usage: UsageRecorder;
   traceSettings: TraceSettings;
   usageQueries: UsageQueries;
+  /** The in-process model runtime behind `embedded` models, when one is bound. */
+  embeddedRuntime: EmbeddedModelRuntime | undefined;
 }

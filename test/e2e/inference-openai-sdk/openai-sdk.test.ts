@@ -74,11 +74,13 @@ afterAll(async () => {
 describe('GET /models', () => {
   it('lists the models the caller may use, with owned_by and root', async () => {
     const models = await sdk(outsider.key).models.list();
+    // The shipped embedded model is everyone's; the configured upstream model too; the team-reserved one is not.
     expect(models.data).toEqual([
       { id: 'stand-in-chat', object: 'model', created: expect.any(Number), owned_by: 'stand-in-org', root: 'stand-in/llama-3-8b' },
+      { id: 'trellis-tiny', object: 'model', created: expect.any(Number), owned_by: 'trellis', root: 'trellis-tiny' },
     ]);
     const memberModels = (await sdk(member.key).models.list()).data.map((model) => model.id).sort();
-    expect(memberModels).toEqual(['research-only', 'stand-in-chat']);
+    expect(memberModels).toEqual(['research-only', 'stand-in-chat', 'trellis-tiny']);
     const researchOnly = (await sdk(member.key).models.list()).data.find((model) => model.id === 'research-only');
     // Reserved for one team: that team owns it; no root configured: the model is its own root.
     expect(researchOnly).toMatchObject({ owned_by: 'research', root: 'research-only' });

@@ -1,7 +1,6 @@
 /**
- * What the inference subgraph needs from the embedded model runtime (model-runtime/, built on another branch):
- * the API the integrator specified for it. Binding the real runtime is one adapter object implementing this; the
- * inference subgraph never imports model-runtime/ directly, so it compiles and runs without it.
+ * What the inference subgraph needs from the embedded model runtime. The real runtime (model-runtime/) is bound
+ * by model-runtime-adapter.ts; tests bind deterministic stand-ins through the same interface.
  */
 export interface EmbeddedGenerateOptions {
   messages: { role: string; content: string }[];
@@ -31,4 +30,6 @@ export interface EmbeddedModelRuntime {
   /** Model the runtime serves out of the box; registered in the catalog at start-up when it is absent. */
   readonly defaultModel?: { id: string; root: string };
   generate(model: string, options: EmbeddedGenerateOptions, onToken?: (event: EmbeddedTokenEvent) => void): Promise<EmbeddedGeneration>;
+  /** Releases threads or other resources at shutdown. */
+  close?(): Promise<void>;
 }
