@@ -25,7 +25,8 @@ const SFT_LR = 1e-2;
 const RL_STEPS = 12;
 const RL_LR = 3e-3;
 // ~35 s each on an idle 2-core machine; the margin covers a machine shared with other CPU-heavy work.
-const DEMO_TIMEOUT_MS = 150_000;
+// Generous: on a loaded 2-core machine the SFT demonstration has taken ~95-150 s (the issue asks for well under a minute; see the closing note).
+const DEMO_TIMEOUT_MS = 300_000;
 const RL_TASK = BASE_TASKS.find((t) => t.name === 'capital-qa')!;
 
 let sftAdapter: Promise<{ adapter: LoraAdapter; losses: number[] }> | undefined;

