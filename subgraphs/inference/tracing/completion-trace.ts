@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { CompletedCallRecord } from '../../../platform/events/contracts.js';
 import type { Attribution } from '../chat/attribution.js';
 import type { ChatCompletionChunk, Usage } from '../chat/chat-completion.js';
 import type { ChatCompletionRequest } from '../chat/chat-request.schema.js';
@@ -16,22 +17,7 @@ export interface CompletionTrace {
   author: string;
   /** User id of the caller (the call's wb_user_id). */
   authorId: string;
-  call: {
-    id: string;
-    trace_id: string;
-    /** Names the model, e.g. `inference.chat.completions/llama-3-8b`. */
-    op_name: string;
-    started_at: string;
-    ended_at: string;
-    /** The request: messages and the parameters that were set. */
-    inputs: Record<string, unknown>;
-    /** The first choice (all choices under `choices` when n > 1); null when the request failed. */
-    output: unknown;
-    /** Weave's shape: usage keyed by model. */
-    summary: { usage: Record<string, { requests: number; prompt_tokens: number; completion_tokens: number; total_tokens: number }> };
-    attributes: Record<string, unknown>;
-    exception: string | null;
-  };
+  call: CompletedCallRecord;
 }
 
 /**
