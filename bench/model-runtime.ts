@@ -97,8 +97,8 @@ const results: Record<string, number | string> = { model: model.name, parameters
 {
   const examples = sampleExamples(BASE_TASKS, 64, 7, 'train').map((ex) => ({ messages: withAnswer(ex) }));
   const sft: number[] = [];
-  await trainSft({ base: model, adapter: createAdapter(model), examples, config: { batch_size: 8, steps: 8 + 2 * reps } }, (m) => {
-    if (m.step > 2) sft.push(m.tokens_per_second);
+  await trainSft({ base: model, adapter: createAdapter(model), examples, config: { batch_size: 8, steps: 10 + 2 * reps } }, (m) => {
+    if (m.step > 6) sft.push(m.tokens_per_second); // after JIT warm-up
   });
   results.sft_lora_train_tokens_per_s = median(sft);
   const scratch = initModel(c, 5);

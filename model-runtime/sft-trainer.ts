@@ -22,7 +22,7 @@ export interface SftExample {
 export interface SftConfig extends LoraInit {
   /** Default 2. */
   batch_size?: number;
-  /** Default 2e-3 (suits the tiny base model's LoRA; GPU-scale models want ~1e-4). */
+  /** Default 1e-2 (suits the tiny base model's LoRA, see the demonstrations; GPU-scale models want ~1e-4). */
   learning_rate?: number;
   /** Passes over the examples (default 1); ignored when `steps` is given. */
   epochs?: number;
@@ -73,7 +73,7 @@ export async function trainSft(request: SftRequest, onStep?: (m: SftStepMetrics)
   });
   const stepsPerEpoch = Math.ceil(encoded.length / batchSize);
   const totalSteps = config.steps ?? stepsPerEpoch * (config.epochs ?? 1);
-  const peakLr = config.learning_rate ?? 2e-3;
+  const peakLr = config.learning_rate ?? 1e-2;
   const adapter = startingAdapter(base, request.adapter, config);
   const optimizer = optimizerFor(adapter, config.weight_decay ?? 0);
   const gradsByLayer = zeroLoraGradients(adapter);

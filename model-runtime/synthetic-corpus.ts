@@ -170,24 +170,6 @@ export function sampleExamples(tasks: readonly Task[], count: number, seed: numb
   return out;
 }
 
-/** The SFT demonstration task, absent from the base corpus: shout a phrase (upper case plus "!"). */
-export const SHOUT_TASK: Task = {
-  name: 'shout',
-  sample(rng) {
-    const text = rng.next() < 0.5 ? word(rng) : `${word(rng, 2, 5)} ${word(rng, 2, 5)}`;
-    return { key: `shout:${text}`, messages: user(`Shout: ${text}`), answer: `${text.toUpperCase()}!` };
-  },
-};
-
-/** A second demonstration task, absent from the base corpus: parity of a number (no copying needed). */
-export const PARITY_TASK: Task = {
-  name: 'parity',
-  sample(rng) {
-    const n = rng.int(1000);
-    return { key: `parity:${n}`, messages: user(`Is ${n} even or odd?`), answer: n % 2 === 0 ? 'even' : 'odd' };
-  },
-};
-
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 
 /**
@@ -199,15 +181,6 @@ export const COUNT_IN_WORDS_TASK: Task = {
   sample(rng) {
     const w = word(rng, 2, 9);
     return { key: `words:${w}`, messages: user(`How many letters are in "${w}"? Answer in words.`), answer: NUMBER_WORDS[w.length] };
-  },
-};
-
-/** Another task absent from the base corpus: the last letter of a word (a copy at a fixed distance from the end of the prompt). */
-export const LAST_LETTER_TASK: Task = {
-  name: 'last-letter',
-  sample(rng) {
-    const w = word(rng, 3, 8);
-    return { key: `last:${w}`, messages: user(`What is the last letter of "${w}"?`), answer: w[w.length - 1] };
   },
 };
 
