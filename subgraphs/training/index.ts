@@ -4,11 +4,17 @@ import { defineSubgraph } from '../../platform/subgraph.js';
 import type { TrainingDatabase } from './db/database.js';
 import { trainingMigrations } from './db/migrations/index.js';
 import { TrainingHealthResolver } from './health/health.resolver.js';
+import { migrateJobQueue } from './job/job-queue.js';
 import { TrainingJobResolver } from './job/job.resolver.js';
+import { TrainingJobRunner } from './job/job-runner.js';
+import { TrainingQueueWorker } from './job/training-worker.js';
 import { TrainingModelResolver } from './model/model.resolver.js';
 import { Project, TrainingProjectResolver } from './project/project.resolver.js';
 import type { TrainingServices } from './services.js';
 import { TrainingStore } from './store.js';
+import { resolveSftDataset } from './sft-dataset.js';
+import { EmbeddedTrainer } from './trainer/embedded-trainer.js';
+import { loadTrainingConfig } from './training-config.js';
 import { TrainingService } from './training-service.js';
 
 /** Family C: trainable models, checkpoints, RL and SFT training jobs with event streams. */
@@ -17,9 +23,14 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
   migrations: trainingMigrations,
   resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver],
   orphanedTypes: [Project],
-  createServices: ({ store }) => {
+  createServices: ({ store, config, logger }) => {
     const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
-    return { store: trainingStore, training: new TrainingService(trainingStore) };
+    const trainingConfig = loadTrainingConfig(config);
+    const runner = new TrainingJobRunner(trainingStore, new EmbeddedTrainer(), trainingConfig, logger, resolveSftDataset);
+    return { store: trainingStore, training: new TrainingService(trainingStore), config: trainingConfig, runner };
   },
+  // The queue's own schema (graphile_worker) must exist before the first job is created, in every process.
+  onStart: (_services, { db, logger }) => migrateJobQueue(db.pool, logger),
+  workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
   references: () => ({ Project: passThroughReference }),
 });

@@ -1,7 +1,11 @@
+import type { TrainingJobRunner } from './job/job-runner.js';
 import type { TrainingStore } from './store.js';
+import type { TrainingConfig } from './training-config.js';
 import type { TrainingService } from './training-service.js';
 
 export interface TrainingServices {
   store: TrainingStore;
   training: TrainingService;
+  config: TrainingConfig;
+  runner: TrainingJobRunner;
 }

@@ -119,7 +119,7 @@ export class TrainingStore {
   /** Stores one finished step (the trainer calls this before it writes `training_ended`). */
   async insertCheckpoint(
     trx: TrainingDb,
-    checkpoint: { model_id: string; step: number; metrics: Record<string, number>; adapter: Buffer | null },
+    checkpoint: { model_id: string; step: number; metrics: Record<string, number>; adapter_config: string | null; adapter_weights: Buffer | null },
   ): Promise<CheckpointRow> {
     return trx
       .insertInto('checkpoints')
@@ -188,7 +188,7 @@ export class TrainingStore {
   async updateJob(
     trx: TrainingDb,
     id: string,
-    changes: Partial<Pick<JobRow, 'status' | 'error_message' | 'training_start' | 'training_end' | 'attempts'>>,
+    changes: Partial<Pick<JobRow, 'status' | 'error_message' | 'training_start' | 'training_end' | 'attempts'> & { heartbeat_at: Date | null }>,
   ): Promise<void> {
     await trx.updateTable('jobs').set(changes).where('id', '=', id).execute();
   }
@@ -207,6 +207,45 @@ export class TrainingStore {
     let query = this.db.selectFrom('job_events').select(['seq', 'id', 'type', 'data', 'created_at']).where('job_id', '=', jobId);
     if (afterSeq !== null) query = query.where('seq', '>', afterSeq);
     return query.orderBy('seq').limit(limit).execute();
+  }
+
+  /** The model's highest step with its adapter bytes (what the next job continues from). */
+  async latestCheckpoint(
+    modelId: string,
+    db: TrainingDb = this.db,
+  ): Promise<{ id: string; step: number; adapter_config: string | null; adapter_weights: Buffer | null } | undefined> {
+    return db
+      .selectFrom('checkpoints')
+      .select(['id', 'step', 'adapter_config', 'adapter_weights'])
+      .where('model_id', '=', modelId)
+      .orderBy('step', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** Records that the job's worker is alive; returns the job's status (a CANCELLED job stops its training). */
+  async heartbeat(jobId: string): Promise<string | undefined> {
+    const row = await this.db
+      .updateTable('jobs')
+      .set({ heartbeat_at: new Date() })
+      .where('id', '=', jobId)
+      .where('status', '=', 'RUNNING')
+      .returning('status')
+      .executeTakeFirst();
+    if (row) return row.status;
+    return (await this.db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirst())?.status;
+  }
+
+  /** RUNNING jobs whose worker stopped sending heartbeats, locked for the caller's transaction (skipping busy ones). */
+  async staleJobsForUpdate(trx: TrainingDb, staleBefore: Date): Promise<JobRow[]> {
+    return trx
+      .selectFrom('jobs')
+      .select(JOB_COLUMNS)
+      .where('status', '=', 'RUNNING')
+      .where('heartbeat_at', '<', staleBefore)
+      .forUpdate()
+      .skipLocked()
+      .execute();
   }
 
   async ping(): Promise<void> {

@@ -12,7 +12,10 @@ import {
   TrajectoryLogBody,
   type TrajectoryGroup,
 } from './training.schemas.js';
+import { enqueueTrainingJob } from './job/job-queue.js';
 import type { CheckpointRow, JobEventRow, JobRow, ModelRow, TrainingStore } from './store.js';
+
+export const CANCELLED_MESSAGE = 'Training job was cancelled';
 
 export interface Page<T> {
   data: T[];
@@ -116,20 +119,22 @@ export class TrainingService {
     const input = validateOrThrow(RlJobCreateBody, body);
     await this.model(principal, input.model_id);
     if (!input.experimental_config?.allow_training_without_logprobs) requireLogprobs(input.trajectory_groups);
-    return this.store.transaction((trx) =>
-      this.store.insertJob(trx, {
+    return this.store.transaction(async (trx) => {
+      const job = await this.store.insertJob(trx, {
         model_id: input.model_id,
         kind: 'RL',
         request: { trajectory_groups: input.trajectory_groups, experimental_config: input.experimental_config ?? null },
-      }),
-    );
+      });
+      await enqueueTrainingJob(trx, job.id, 1);
+      return job;
+    });
   }
 
   async createSftJob(principal: Principal, body: unknown): Promise<JobRow> {
     const input = validateOrThrow(SftJobCreateBody, body);
     await this.model(principal, input.model_id);
-    return this.store.transaction((trx) =>
-      this.store.insertJob(trx, {
+    return this.store.transaction(async (trx) => {
+      const job = await this.store.insertJob(trx, {
         model_id: input.model_id,
         kind: 'SFT',
         request: {
@@ -137,8 +142,10 @@ export class TrainingService {
           config: input.config ?? null,
           experimental_config: input.experimental_config ?? null,
         },
-      }),
-    );
+      });
+      await enqueueTrainingJob(trx, job.id, 1);
+      return job;
+    });
   }
 
   async job(principal: Principal, id: string): Promise<JobRow> {
@@ -168,7 +175,7 @@ export class TrainingService {
 
   /**
    * Cancels a job that has not finished. A queued job never starts; a running one is stopped by its worker,
-   * which watches the status. Finished jobs are returned unchanged (cancelling is idempotent).
+   * which watches the status (its heartbeat reads it). Finished jobs are returned unchanged (cancelling is idempotent).
    */
   async cancelJob(principal: Principal, id: string): Promise<JobRow> {
     await this.job(principal, id);
@@ -176,7 +183,9 @@ export class TrainingService {
       const job = (await this.store.jobForUpdate(trx, id))!;
       if (job.status !== 'QUEUED' && job.status !== 'RUNNING') return job;
       const now = new Date();
-      await this.store.updateJob(trx, id, { status: 'CANCELLED', training_end: now, error_message: null });
+      await this.store.updateJob(trx, id, { status: 'CANCELLED', training_end: now, error_message: null, heartbeat_at: null });
+      // ART's poll loop ends only on training_ended or training_failed; a cancelled job must end it too.
+      await this.store.insertJobEvent(trx, id, 'training_failed', { error_message: CANCELLED_MESSAGE });
       return { ...job, status: 'CANCELLED', training_end: now };
     });
   }

@@ -18,7 +18,8 @@ export interface CheckpointsTable {
   model_id: string;
   step: number;
   metrics: Json<Record<string, number>>;
-  adapter: Buffer | null;
+  adapter_config: string | null;
+  adapter_weights: Buffer | null;
   created_at: CreatedAt;
 }
 

@@ -35,7 +35,7 @@ const createModel = (name: string, extra: Record<string, unknown> = {}) =>
 /** Seeds finished steps through the store the trainer writes them with. */
 async function seedCheckpoints(modelId: string, steps: number[]) {
   await training.store.transaction(async (trx) => {
-    for (const step of steps) await training.store.insertCheckpoint(trx, { model_id: modelId, step, metrics: { loss: 1 / step }, adapter: null });
+    for (const step of steps) await training.store.insertCheckpoint(trx, { model_id: modelId, step, metrics: { loss: 1 / step }, adapter_config: null, adapter_weights: null });
   });
 }
 

@@ -14,8 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('model_id', 'uuid', (col) => col.notNull().references('models.id').onDelete('cascade'))
     .addColumn('step', 'integer', (col) => col.notNull())
     .addColumn('metrics', 'jsonb', (col) => col.notNull().defaultTo(sql`'{}'::jsonb`))
-    // The LoRA adapter of this step (model-runtime saveAdapter bytes); null only while a remote upload is pending.
-    .addColumn('adapter', 'bytea')
+    // The LoRA adapter of this step (model-runtime saveAdapter files); null only while a remote upload is pending.
+    .addColumn('adapter_config', 'text')
+    .addColumn('adapter_weights', 'bytea')
     .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .addUniqueConstraint('checkpoints_model_step_unique', ['model_id', 'step'])
     .execute();

@@ -1,0 +1,24 @@
+import { integer, type PlatformConfig } from '../../platform/config.js';
+
+/** Settings of the training subgraph (environment variables, validated like the platform's own). */
+export interface TrainingConfig {
+  /** Jobs one process trains at the same time (each in its own worker thread). */
+  concurrency: number;
+  /** How often a running job proves its worker is alive. */
+  heartbeatMs: number;
+  /** A RUNNING job without a heartbeat for this long is retried once, then failed. */
+  staleAfterMs: number;
+  /** Attempts before a job whose worker keeps dying is failed. */
+  maxAttempts: number;
+}
+
+export function loadTrainingConfig(config: PlatformConfig): TrainingConfig {
+  const env = config.env as NodeJS.ProcessEnv;
+  const heartbeatMs = integer(env, 'TRELLIS_TRAINING_HEARTBEAT_MS', 2_000, 50, 600_000);
+  return {
+    concurrency: integer(env, 'TRELLIS_TRAINING_CONCURRENCY', 1, 1, 64),
+    heartbeatMs,
+    staleAfterMs: integer(env, 'TRELLIS_TRAINING_STALE_AFTER_MS', Math.max(15_000, heartbeatMs * 5), 200, 3_600_000),
+    maxAttempts: integer(env, 'TRELLIS_TRAINING_MAX_ATTEMPTS', 2, 1, 10),
+  };
+}
