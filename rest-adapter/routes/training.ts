@@ -8,6 +8,7 @@ import {
   SftJobCreateBody,
   TrajectoryLogBody,
 } from '../../subgraphs/training/training.schemas.js';
+import { ChatCompletionRequestSchema } from '../../subgraphs/inference/chat/chat-request.schema.js';
 import { defineRoute } from '../route.js';
 
 /**
@@ -52,7 +53,23 @@ const toList = <T>(page: { data: T[]; firstId: string | null; lastId: string | n
   has_more: page.hasMore,
 });
 
+const chatCompletion = (path: string, summary: string) =>
+  defineRoute({
+    family: 'training',
+    method: 'POST',
+    path,
+    summary,
+    schema: { body: ChatCompletionRequestSchema },
+    // Sampling is the hot path of an RL loop: executed on the training subgraph directly when it is in this process.
+    subgraph: 'training',
+    operation: 'mutation TrainingChatCompletion($request: JSONObject!) { createTrainingChatCompletion(request: $request) }',
+    variables: ({ body }) => ({ request: body }),
+    response: (data) => data.createTrainingChatCompletion,
+  });
+
 export const trainingRoutes = [
+  chatCompletion('/v1/chat/completions', 'Chat completion from a base model or a checkpoint (wandb-artifact:///entity/project/name:step<N>|latest)'),
+  chatCompletion('/v1/chat/completions/', 'Chat completion (trailing-slash form of the same endpoint)'),
   defineRoute({
     family: 'training',
     method: 'POST',

@@ -3,6 +3,8 @@ import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import type { TrainingDatabase } from './db/database.js';
 import { trainingMigrations } from './db/migrations/index.js';
+import { CheckpointChatResolver } from './chat/checkpoint-chat.resolver.js';
+import { CheckpointChatService } from './chat/checkpoint-chat.service.js';
 import { TrainingHealthResolver } from './health/health.resolver.js';
 import { migrateJobQueue } from './job/job-queue.js';
 import { TrainingJobResolver } from './job/job.resolver.js';
@@ -21,16 +23,23 @@ import { TrainingService } from './training-service.js';
 export const trainingSubgraph = defineSubgraph<TrainingServices>({
   name: 'training',
   migrations: trainingMigrations,
-  resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver],
+  resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver],
   orphanedTypes: [Project],
   createServices: ({ store, config, logger }) => {
     const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
     const trainingConfig = loadTrainingConfig(config);
     const runner = new TrainingJobRunner(trainingStore, new EmbeddedTrainer(), trainingConfig, logger, resolveSftDataset);
-    return { store: trainingStore, training: new TrainingService(trainingStore), config: trainingConfig, runner };
+    return {
+      store: trainingStore,
+      training: new TrainingService(trainingStore),
+      config: trainingConfig,
+      runner,
+      chat: new CheckpointChatService(trainingStore, trainingConfig.inferenceWorkers),
+    };
   },
   // The queue's own schema (graphile_worker) must exist before the first job is created, in every process.
   onStart: (_services, { db, logger }) => migrateJobQueue(db.pool, logger),
   workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
+  onStop: (services) => services.chat.close(),
   references: () => ({ Project: passThroughReference }),
 });

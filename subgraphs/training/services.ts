@@ -1,3 +1,4 @@
+import type { CheckpointChatService } from './chat/checkpoint-chat.service.js';
 import type { TrainingJobRunner } from './job/job-runner.js';
 import type { TrainingStore } from './store.js';
 import type { TrainingConfig } from './training-config.js';
@@ -8,4 +9,5 @@ export interface TrainingServices {
   training: TrainingService;
   config: TrainingConfig;
   runner: TrainingJobRunner;
+  chat: CheckpointChatService;
 }

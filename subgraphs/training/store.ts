@@ -223,6 +223,20 @@ export class TrainingStore {
       .executeTakeFirst();
   }
 
+  /** A checkpoint by step (or the highest), with its adapter files, for serving. */
+  async checkpointWithAdapter(
+    modelId: string,
+    step: number | 'latest',
+  ): Promise<{ id: string; step: number; adapter_config: string | null; adapter_weights: Buffer | null } | undefined> {
+    if (step === 'latest') return this.latestCheckpoint(modelId);
+    return this.db
+      .selectFrom('checkpoints')
+      .select(['id', 'step', 'adapter_config', 'adapter_weights'])
+      .where('model_id', '=', modelId)
+      .where('step', '=', step)
+      .executeTakeFirst();
+  }
+
   /** Records that the job's worker is alive; returns the job's status (a CANCELLED job stops its training). */
   async heartbeat(jobId: string): Promise<string | undefined> {
     const row = await this.db

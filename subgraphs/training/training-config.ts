@@ -10,6 +10,8 @@ export interface TrainingConfig {
   staleAfterMs: number;
   /** Attempts before a job whose worker keeps dying is failed. */
   maxAttempts: number;
+  /** Worker threads serving checkpoint chat completions (started on first use). */
+  inferenceWorkers: number;
 }
 
 export function loadTrainingConfig(config: PlatformConfig): TrainingConfig {
@@ -20,5 +22,6 @@ export function loadTrainingConfig(config: PlatformConfig): TrainingConfig {
     heartbeatMs,
     staleAfterMs: integer(env, 'TRELLIS_TRAINING_STALE_AFTER_MS', Math.max(15_000, heartbeatMs * 5), 200, 3_600_000),
     maxAttempts: integer(env, 'TRELLIS_TRAINING_MAX_ATTEMPTS', 2, 1, 10),
+    inferenceWorkers: integer(env, 'TRELLIS_TRAINING_INFERENCE_WORKERS', 1, 1, 16),
   };
 }

@@ -64,13 +64,36 @@ async function pollEvents(jobId: string, intervalMs = 200, timeoutMs = 60_000) {
   throw new Error(`job ${jobId} did not end; events so far: ${JSON.stringify(events)}`);
 }
 
-describe('RL jobs on the queue', () => {
-  it('trains a submitted job in a worker thread; the checkpoint is listed when training_ended is visible', async () => {
-    const model = await createModel('rl-loop');
-    const before = await call('GET', `/v1/preview/models/${model.id}/checkpoints?limit=1&order=desc`);
-    expect(before.body.data).toEqual([]);
+/** Rollouts sampled through /v1/chat/completions with logprobs, as ART samples them; the choice goes back verbatim. */
+async function sampleGroups(model: string, groups: number, perGroup: number, seed = 0) {
+  const result = [];
+  for (let g = 0; g < groups; g++) {
+    const messages = [{ role: 'user', content: `Say something about city ${g}.` }];
+    const response = await call('POST', '/v1/chat/completions', { model, messages, n: perGroup, max_tokens: 8, temperature: 1, seed: seed + g, logprobs: true });
+    expect(response.status).toBe(200);
+    result.push({
+      trajectories: response.body.choices.map((choice: { message: { content: string } }) => ({
+        messages_and_choices: [...messages, choice],
+        // The reward is the test's own: longer answers score higher.
+        reward: choice.message.content.length / 8,
+      })),
+    });
+  }
+  return result;
+}
 
-    const job = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: await rolloutGroups(2, 3) });
+describe('RL jobs on the queue (the ART serverless loop)', () => {
+  it('samples, trains a job in a worker thread, sees the checkpoint when training_ended is visible, and samples the new step', async () => {
+    const model = await createModel('rl-loop');
+    const name = `wandb-artifact:///${model.entity}/${model.project}/${model.name}`;
+    const before = await call('GET', `/v1/preview/models/${model.id}/checkpoints?limit=1&order=desc`);
+    expect(before.body.data).toEqual([]); // step 0
+
+    const groups = await sampleGroups(name, 2, 3);
+    for (const trajectory of groups[0]!.trajectories) {
+      expect(trajectory.messages_and_choices[1].logprobs.content.length).toBeGreaterThan(0);
+    }
+    const job = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: groups });
     expect(job.status).toBe(200);
     const events = await pollEvents(job.body.id);
     expect(events.map((event) => event.type)).toEqual(['training_started', 'gradient_step', 'training_ended']);
@@ -89,8 +112,19 @@ describe('RL jobs on the queue', () => {
     expect(read.body).toMatchObject({ status: 'SUCCEEDED', error_message: null });
     expect(Date.parse(read.body.training_end)).toBeGreaterThanOrEqual(Date.parse(read.body.training_start));
 
+    // The same request to the base model and to :latest (also spelled :step1, and with the two-slash typo)
+    // now differ: the adapter is applied.
+    const probe = (modelName: string) =>
+      call('POST', '/v1/chat/completions/', { model: modelName, messages: [{ role: 'user', content: 'Say something about city 0.' }], max_tokens: 4, temperature: 0, logprobs: true });
+    const base = (await probe('trellis-tiny')).body.choices[0].logprobs.content;
+    const latest = (await probe(`${name}:latest`)).body.choices[0].logprobs.content;
+    const step1 = (await probe(`${name.replace(':///', '://')}:step1`)).body.choices[0].logprobs.content;
+    expect(latest).toEqual(step1);
+    expect(latest[0].logprob).not.toBeCloseTo(base[0].logprob, 6);
+    expect((await probe(`${name}:step7`)).status).toBe(404);
+
     // The next job continues from the stored adapter: step 2.
-    const second = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: await rolloutGroups(1, 2) });
+    const second = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: await sampleGroups(`${name}:latest`, 1, 2) });
     expect((await pollEvents(second.body.id)).at(-1)!.type).toBe('training_ended');
     const steps = await call('GET', `/v1/preview/models/${model.id}/checkpoints`);
     expect(steps.body.data.map((item: { step: number }) => item.step)).toEqual([1, 2]);
