@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { migrateEvents } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import type { TrainingDatabase } from './db/database.js';
@@ -38,7 +39,10 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     };
   },
   // The queue's own schema (graphile_worker) must exist before the first job is created, in every process.
-  onStart: (_services, { db, logger }) => migrateJobQueue(db.pool, logger),
+  onStart: async (_services, { db, logger }) => {
+    await migrateEvents(db.root); // the outbox that checkpoints and runs are published through
+    await migrateJobQueue(db.pool, logger);
+  },
   workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
   onStop: (services) => services.chat.close(),
   references: () => ({ Project: passThroughReference }),

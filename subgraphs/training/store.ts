@@ -26,6 +26,8 @@ export interface JobRow {
   id: string;
   model_id: string;
   kind: JobKind;
+  created_by_id: string;
+  created_by: string;
   status: JobStatus;
   request: Record<string, unknown>;
   error_message: string | null;
@@ -44,7 +46,7 @@ export interface JobEventRow {
 
 const MODEL_COLUMNS = ['id', 'entity', 'project', 'name', 'base_model', 'run_id', 'created_at'] as const;
 const JOB_COLUMNS = [
-  'id', 'model_id', 'kind', 'status', 'request', 'error_message', 'attempts', 'training_start', 'training_end', 'created_at',
+  'id', 'model_id', 'kind', 'created_by_id', 'created_by', 'status', 'request', 'error_message', 'attempts', 'training_start', 'training_end', 'created_at',
 ] as const;
 
 /** Kysely queries of the training schema. */
@@ -155,7 +157,10 @@ export class TrainingStore {
     return query.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
   }
 
-  async insertJob(trx: TrainingDb, job: { model_id: string; kind: JobKind; request: Record<string, unknown> }): Promise<JobRow> {
+  async insertJob(
+    trx: TrainingDb,
+    job: { model_id: string; kind: JobKind; created_by_id: string; created_by: string; request: Record<string, unknown> },
+  ): Promise<JobRow> {
     return trx
       .insertInto('jobs')
       .values({ ...job, request: JSON.stringify(job.request) })

@@ -123,6 +123,8 @@ export class TrainingService {
       const job = await this.store.insertJob(trx, {
         model_id: input.model_id,
         kind: 'RL',
+        created_by_id: principal.userId,
+        created_by: principal.username,
         request: { trajectory_groups: input.trajectory_groups, experimental_config: input.experimental_config ?? null },
       });
       await enqueueTrainingJob(trx, job.id, 1);
@@ -137,6 +139,8 @@ export class TrainingService {
       const job = await this.store.insertJob(trx, {
         model_id: input.model_id,
         kind: 'SFT',
+        created_by_id: principal.userId,
+        created_by: principal.username,
         request: {
           training_data_url: input.training_data_url,
           config: input.config ?? null,

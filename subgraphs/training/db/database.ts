@@ -38,6 +38,8 @@ export interface JobsTable {
   id: Generated<string>;
   model_id: string;
   kind: JobKind;
+  created_by_id: string;
+  created_by: string;
   status: ColumnType<JobStatus, JobStatus | undefined, JobStatus>;
   request: Json;
   error_message: string | null;

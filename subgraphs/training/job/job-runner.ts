@@ -1,5 +1,13 @@
+import {
+  TRAINING_CHECKPOINT_SAVED_EVENT,
+  TRAINING_RUN_FAILED_EVENT,
+  TRAINING_RUN_FINISHED_EVENT,
+  TRAINING_RUN_STARTED_EVENT,
+  type TrainingCheckpointSavedPayload,
+} from '../../../platform/events/contracts.js';
+import { publishEvent } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
-import type { JobRow, ModelRow, TrainingStore } from '../store.js';
+import type { JobRow, ModelRow, TrainingDb, TrainingStore } from '../store.js';
 import type { TrainingConfig } from '../training-config.js';
 import type { TrajectoryGroup } from '../training.schemas.js';
 import { TrainingInputError, type AdapterFiles, type StepMetrics, type TrainerBackend, type TrainingWork } from '../trainer/trainer-backend.js';
@@ -69,7 +77,7 @@ export class TrainingJobRunner {
       const result = await this.backend.train({ baseModel: model.base_model, adapter, work, signal: controller.signal }, onStep);
       await stepWrites;
       const step = Math.max(result.step, (latest?.step ?? 0) + 1);
-      await this.succeed(jobId, model, step, result.files, lastMetrics);
+      await this.succeed(job, model, step, result.files, lastMetrics);
     } catch (error) {
       await stepWrites;
       if (cancelled) return; // the cancel already ended the job (status and event)
@@ -102,6 +110,7 @@ export class TrainingJobRunner {
         heartbeat_at: now,
         training_start: job.training_start ?? now,
       });
+      await publishTrainingEvent(trx, TRAINING_RUN_STARTED_EVENT, job, model);
       return { job, model };
     });
   }
@@ -115,7 +124,8 @@ export class TrainingJobRunner {
     return { kind: 'SFT', examples, config: { ...trainerConfig(request.experimental_config), ...trainerConfig(request.config) } };
   }
 
-  private succeed(jobId: string, model: ModelRow, step: number, files: AdapterFiles, metrics: StepMetrics): Promise<void> {
+  private succeed(submitted: JobRow, model: ModelRow, step: number, files: AdapterFiles, metrics: StepMetrics): Promise<void> {
+    const jobId = submitted.id;
     return this.store.transaction(async (trx) => {
       const job = await this.store.jobForUpdate(trx, jobId);
       if (job?.status !== 'RUNNING') return; // cancelled while the last step finished: discard it
@@ -126,6 +136,13 @@ export class TrainingJobRunner {
         adapter_config: files['adapter_config.json'].toString('utf8'),
         adapter_weights: files['adapter_model.safetensors'],
       });
+      // The registry's copy (artifact version step{N}/latest, run metrics) follows through the outbox.
+      await publishTrainingEvent(trx, TRAINING_CHECKPOINT_SAVED_EVENT, job, model, {
+        step,
+        metrics,
+        files: Object.entries(files).map(([path, content]) => ({ path, content_base64: content.toString('base64') })),
+      } satisfies Omit<TrainingCheckpointSavedPayload, keyof TrainingRunRefFields>);
+      await publishTrainingEvent(trx, TRAINING_RUN_FINISHED_EVENT, job, model);
       await this.store.insertJobEvent(trx, jobId, 'training_ended', { step });
       await this.store.updateJob(trx, jobId, { status: 'SUCCEEDED', training_end: new Date(), heartbeat_at: null });
     });
@@ -135,6 +152,8 @@ export class TrainingJobRunner {
     return this.store.transaction(async (trx) => {
       const job = await this.store.jobForUpdate(trx, jobId);
       if (job?.status !== 'RUNNING') return;
+      const model = (await this.store.model(job.model_id, trx))!;
+      await publishTrainingEvent(trx, TRAINING_RUN_FAILED_EVENT, job, model, { error_message: message });
       await this.store.insertJobEvent(trx, jobId, 'training_failed', { error_message: message });
       await this.store.updateJob(trx, jobId, { status: 'FAILED', error_message: message, training_end: new Date(), heartbeat_at: null });
     });
@@ -154,4 +173,25 @@ export class TrainingJobRunner {
 function trainerConfig(config: unknown): Record<string, unknown> {
   if (!config || typeof config !== 'object') return {};
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null && (typeof value !== 'object')));
+}
+
+type TrainingRunRefFields = { author_id: string; model_id: string; model_name: string; base_model: string; run_name: string; job_id: string };
+
+/** Publishes one of training's registry-facing events in the caller's transaction (see platform/events/contracts.ts). */
+export async function publishTrainingEvent(
+  trx: TrainingDb,
+  type: string,
+  job: JobRow,
+  model: ModelRow,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const ref: TrainingRunRefFields = {
+    author_id: job.created_by_id,
+    model_id: model.id,
+    model_name: model.name,
+    base_model: model.base_model,
+    run_name: model.run_id,
+    job_id: job.id,
+  };
+  await publishEvent(trx as never, { type, entity: model.entity, project: model.project, author: job.created_by, payload: { ...ref, ...extra } });
 }

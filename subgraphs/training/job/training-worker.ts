@@ -5,7 +5,8 @@ import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import type { TrainingStore } from '../store.js';
 import type { TrainingConfig } from '../training-config.js';
 import { enqueueTrainingJob, graphileLogger, TRAINING_TASK } from './job-queue.js';
-import type { TrainingJobRunner } from './job-runner.js';
+import { TRAINING_RUN_FAILED_EVENT } from '../../../platform/events/contracts.js';
+import { publishTrainingEvent, type TrainingJobRunner } from './job-runner.js';
 
 /**
  * Consumes the training queue (graphile-worker, `concurrency` jobs at a time) and watches heartbeats: a RUNNING job
@@ -64,8 +65,10 @@ export class TrainingQueueWorker implements BackgroundWorker {
           await this.store.updateJob(trx, job.id, { status: 'QUEUED', heartbeat_at: null });
           await enqueueTrainingJob(trx, job.id, job.attempts + 1);
         } else {
+          const model = (await this.store.model(job.model_id, trx))!;
           const message = `The training worker stopped responding (no heartbeat for ${seconds} s) on attempt ${job.attempts} of ${this.config.maxAttempts}; the job was not retried again`;
           this.logger.warn({ jobId: job.id }, message);
+          await publishTrainingEvent(trx, TRAINING_RUN_FAILED_EVENT, job, model, { error_message: message });
           await this.store.insertJobEvent(trx, job.id, 'training_failed', { error_message: message });
           await this.store.updateJob(trx, job.id, { status: 'FAILED', error_message: message, training_end: new Date(), heartbeat_at: null });
         }

@@ -128,6 +128,30 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     expect((await pollEvents(second.body.id)).at(-1)!.type).toBe('training_ended');
     const steps = await call('GET', `/v1/preview/models/${model.id}/checkpoints`);
     expect(steps.body.data.map((item: { step: number }) => item.step)).toEqual([1, 2]);
+
+    // The registry records each checkpoint as an artifact version of the model's collection and the run's state,
+    // from platform events (so automations can watch them).
+    const registryView = async () =>
+      (
+        await platform.graphql(`{ project(entity: "trellis", name: "jobs") {
+          runs { name state loss: metricHistory(name: "loss") { step value } }
+          artifactCollections { name type versions { version aliases metadata files { path size } } }
+        } }`)
+      ).body.data.project;
+    let view = await registryView();
+    const deadline = Date.now() + 20_000;
+    while (view.artifactCollections.find((c: { name: string }) => c.name === 'rl-loop')?.versions.length !== 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      view = await registryView();
+    }
+    const collection = view.artifactCollections.find((c: { name: string }) => c.name === 'rl-loop');
+    expect(collection.type).toBe('model');
+    expect(collection.versions.map((v: { aliases: string[] }) => v.aliases.sort())).toEqual([['step1'], ['latest', 'step2']]);
+    expect(collection.versions[0].metadata).toMatchObject({ step: 1, base_model: 'trellis-tiny', metrics: { loss: expect.any(Number) } });
+    expect(collection.versions[0].files.map((f: { path: string }) => f.path).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+    const run = view.runs.find((r: { name: string }) => r.name === model.run_id);
+    expect(run.state).toBe('FINISHED');
+    expect(run.loss.map((point: { step: number }) => point.step)).toEqual([1, 2]);
   });
 
   it('fails a job whose data the trainer rejects with training_failed and status FAILED', async () => {
@@ -151,6 +175,16 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     expect(read.body.status).toBe('FAILED');
     expect(read.body.error_message).toBe(events.at(-1)!.data.error_message);
     expect((await call('GET', `/v1/preview/models/${model.id}/checkpoints`)).body.data).toEqual([]);
+
+    // The registry run of the model went RUNNING → FAILED.
+    const deadline = Date.now() + 20_000;
+    let state: string | undefined;
+    while (state !== 'FAILED' && Date.now() < deadline) {
+      const { body } = await platform.graphql('{ project(entity: "trellis", name: "jobs") { runs { name state } } }');
+      state = body.data.project.runs.find((r: { name: string }) => r.name === model.run_id)?.state;
+      if (state !== 'FAILED') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(state).toBe('FAILED');
   });
 
   it('fails an SFT job whose dataset cannot be read, saying why', async () => {
@@ -199,7 +233,7 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     // Two jobs left the way a killed worker leaves them: RUNNING, last heartbeat long ago (no queue entry running them).
     const orphan = async (attempts: number) => {
       const job = await training.store.transaction(async (trx) => {
-        const row = await training.store.insertJob(trx, { model_id: model.id, kind: 'RL', request: { trajectory_groups: groups, experimental_config: null } });
+        const row = await training.store.insertJob(trx, { model_id: model.id, kind: 'RL', created_by_id: 'test', created_by: 'admin', request: { trajectory_groups: groups, experimental_config: null } });
         await training.store.updateJob(trx, row.id, { status: 'RUNNING', attempts, heartbeat_at: new Date(Date.now() - 60_000), training_start: new Date() });
         return row;
       });

@@ -36,6 +36,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'uuid', (col) => col.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('model_id', 'uuid', (col) => col.notNull().references('models.id').onDelete('cascade'))
     .addColumn('kind', 'text', (col) => col.notNull().check(sql`kind in ('RL', 'SFT')`))
+    // Who submitted the job: the author of its registry run and checkpoint artifacts.
+    .addColumn('created_by_id', 'text', (col) => col.notNull())
+    .addColumn('created_by', 'text', (col) => col.notNull())
     .addColumn('status', 'text', (col) =>
       col.notNull().defaultTo('QUEUED').check(sql`status in ('QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED')`),
     )
