@@ -95,6 +95,10 @@ export class TrainingStore {
       .executeTakeFirst();
   }
 
+  async lockModel(trx: TrainingDb, id: string): Promise<void> {
+    await trx.selectFrom('models').select('id').where('id', '=', id).forUpdate().execute();
+  }
+
   async deleteModel(trx: TrainingDb, id: string): Promise<{ deletedCheckpoints: number } | undefined> {
     const checkpoints = await trx
       .selectFrom('checkpoints')

@@ -76,8 +76,7 @@ export class TrainingJobRunner {
       };
       const result = await this.backend.train({ baseModel: model.base_model, adapter, work, signal: controller.signal }, onStep);
       await stepWrites;
-      const step = Math.max(result.step, (latest?.step ?? 0) + 1);
-      await this.succeed(job, model, step, result.files, lastMetrics);
+      await this.succeed(job, model, result.step, result.files, lastMetrics);
     } catch (error) {
       await stepWrites;
       if (cancelled) return; // the cancel already ended the job (status and event)
@@ -124,11 +123,15 @@ export class TrainingJobRunner {
     return { kind: 'SFT', examples, config: { ...trainerConfig(request.experimental_config), ...trainerConfig(request.config) } };
   }
 
-  private succeed(submitted: JobRow, model: ModelRow, step: number, files: AdapterFiles, metrics: StepMetrics): Promise<void> {
+  private succeed(submitted: JobRow, model: ModelRow, trainedStep: number, files: AdapterFiles, metrics: StepMetrics): Promise<void> {
     const jobId = submitted.id;
     return this.store.transaction(async (trx) => {
       const job = await this.store.jobForUpdate(trx, jobId);
       if (job?.status !== 'RUNNING') return; // cancelled while the last step finished: discard it
+      // Two jobs of one model may finish at once: the model lock orders them, and each gets the next free step.
+      await this.store.lockModel(trx, model.id);
+      const latest = await this.store.latestCheckpoint(model.id, trx);
+      const step = Math.max(trainedStep, (latest?.step ?? 0) + 1);
       await this.store.insertCheckpoint(trx, {
         model_id: model.id,
         step,

@@ -140,7 +140,11 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
       ).body.data.project;
     let view = await registryView();
     const deadline = Date.now() + 20_000;
-    while (view.artifactCollections.find((c: { name: string }) => c.name === 'rl-loop')?.versions.length !== 2 && Date.now() < deadline) {
+    // Each event is recorded on its own: wait until the last one (run_finished of the second job) is in.
+    const recorded = (v: any) =>
+      v.artifactCollections.find((c: { name: string }) => c.name === 'rl-loop')?.versions.length === 2 &&
+      v.runs.find((r: { name: string }) => r.name === model.run_id)?.state === 'FINISHED';
+    while (!recorded(view) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       view = await registryView();
     }
