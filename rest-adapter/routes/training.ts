@@ -67,7 +67,70 @@ const chatCompletion = (path: string, summary: string) =>
     response: (data) => data.createTrainingChatCompletion,
   });
 
+/** The remote trainer protocol (docs/training.md), for trainer machines holding a platform operator's key. */
+const WorkerBody = Type.Object({ worker_id: Type.String({ minLength: 1, maxLength: 200 }) });
+const WorkerJobParams = Type.Object({ job_id: Type.String() });
+const workerRoutes = [
+  defineRoute({
+    family: 'training',
+    method: 'POST',
+    path: '/v1/workers/lease',
+    summary: 'Remote trainer: lease the oldest pending assignment ({job: null} when there is none)',
+    schema: { body: WorkerBody },
+    operation: 'mutation TrainingWorkLease($workerId: String!) { leaseTrainingWork(workerId: $workerId) }',
+    variables: ({ body }) => ({ workerId: body.worker_id }),
+    response: (data) => ({ job: data.leaseTrainingWork }),
+  }),
+  defineRoute({
+    family: 'training',
+    method: 'POST',
+    path: '/v1/workers/jobs/:job_id/heartbeat',
+    summary: 'Remote trainer: keep the lease alive; status LEASED = go on, anything else = stop',
+    schema: { params: WorkerJobParams, body: WorkerBody },
+    operation: 'mutation TrainingWorkHeartbeat($jobId: ID!, $workerId: String!) { heartbeatTrainingWork(jobId: $jobId, workerId: $workerId) }',
+    variables: ({ params, body }) => ({ jobId: params.job_id, workerId: body.worker_id }),
+    response: (data) => ({ status: data.heartbeatTrainingWork }),
+  }),
+  defineRoute({
+    family: 'training',
+    method: 'POST',
+    path: '/v1/workers/jobs/:job_id/steps',
+    summary: 'Remote trainer: report one optimizer step (numeric metrics)',
+    schema: { params: WorkerJobParams, body: Type.Object({ worker_id: Type.String({ minLength: 1 }), metrics: Type.Record(Type.String(), Type.Number()) }) },
+    operation: 'mutation TrainingWorkStep($jobId: ID!, $workerId: String!, $metrics: JSONObject!) { reportTrainingStep(jobId: $jobId, workerId: $workerId, metrics: $metrics) }',
+    variables: ({ params, body }) => ({ jobId: params.job_id, workerId: body.worker_id, metrics: body.metrics }),
+    response: () => ({}),
+  }),
+  defineRoute({
+    family: 'training',
+    method: 'POST',
+    path: '/v1/workers/jobs/:job_id/complete',
+    summary: 'Remote trainer: upload the adapter files (base64 by file name) and the step they reached',
+    schema: {
+      params: WorkerJobParams,
+      body: Type.Object({ worker_id: Type.String({ minLength: 1 }), step: Type.Integer({ minimum: 1 }), files: Type.Record(Type.String(), Type.String()) }),
+    },
+    bodyLimit: 256 * 1024 * 1024,
+    operation:
+      'mutation TrainingWorkComplete($jobId: ID!, $workerId: String!, $step: Int!, $files: JSONObject!) { completeTrainingWork(jobId: $jobId, workerId: $workerId, step: $step, files: $files) }',
+    variables: ({ params, body }) => ({ jobId: params.job_id, workerId: body.worker_id, step: body.step, files: body.files }),
+    response: () => ({}),
+  }),
+  defineRoute({
+    family: 'training',
+    method: 'POST',
+    path: '/v1/workers/jobs/:job_id/fail',
+    summary: 'Remote trainer: fail the assignment (the message becomes the job\'s error_message)',
+    schema: { params: WorkerJobParams, body: Type.Object({ worker_id: Type.String({ minLength: 1 }), error_message: Type.String({ minLength: 1, maxLength: 10_000 }) }) },
+    operation:
+      'mutation TrainingWorkFail($jobId: ID!, $workerId: String!, $message: String!) { failTrainingWork(jobId: $jobId, workerId: $workerId, errorMessage: $message) }',
+    variables: ({ params, body }) => ({ jobId: params.job_id, workerId: body.worker_id, message: body.error_message }),
+    response: () => ({}),
+  }),
+];
+
 export const trainingRoutes = [
+  ...workerRoutes,
   chatCompletion('/v1/chat/completions', 'Chat completion from a base model or a checkpoint (wandb-artifact:///entity/project/name:step<N>|latest)'),
   chatCompletion('/v1/chat/completions/', 'Chat completion (trailing-slash form of the same endpoint)'),
   defineRoute({

@@ -17,6 +17,9 @@ import type { TrainingServices } from './services.js';
 import { TrainingStore } from './store.js';
 import { resolveSftDataset } from './sft-dataset.js';
 import { EmbeddedTrainer } from './trainer/embedded-trainer.js';
+import { RemoteTrainer } from './trainer/remote-trainer.js';
+import { RemoteWorkerResolver } from './remote/remote-worker.resolver.js';
+import { RemoteWorkerService } from './remote/remote-worker.service.js';
 import { loadTrainingConfig } from './training-config.js';
 import { TrainingService } from './training-service.js';
 
@@ -24,18 +27,21 @@ import { TrainingService } from './training-service.js';
 export const trainingSubgraph = defineSubgraph<TrainingServices>({
   name: 'training',
   migrations: trainingMigrations,
-  resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver],
+  resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver, RemoteWorkerResolver],
   orphanedTypes: [Project],
   createServices: ({ store, config, logger }) => {
     const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
     const trainingConfig = loadTrainingConfig(config);
-    const runner = new TrainingJobRunner(trainingStore, new EmbeddedTrainer(), trainingConfig, logger, resolveSftDataset);
+    const db = store as Kysely<TrainingDatabase>;
+    const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer();
+    const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger, resolveSftDataset);
     return {
       store: trainingStore,
       training: new TrainingService(trainingStore),
       config: trainingConfig,
       runner,
       chat: new CheckpointChatService(trainingStore, trainingConfig.inferenceWorkers),
+      remote: new RemoteWorkerService(db, trainingStore),
     };
   },
   // The queue's own schema (graphile_worker) must exist before the first job is created, in every process.

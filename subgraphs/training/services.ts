@@ -1,4 +1,5 @@
 import type { CheckpointChatService } from './chat/checkpoint-chat.service.js';
+import type { RemoteWorkerService } from './remote/remote-worker.service.js';
 import type { TrainingJobRunner } from './job/job-runner.js';
 import type { TrainingStore } from './store.js';
 import type { TrainingConfig } from './training-config.js';
@@ -10,4 +11,5 @@ export interface TrainingServices {
   config: TrainingConfig;
   runner: TrainingJobRunner;
   chat: CheckpointChatService;
+  remote: RemoteWorkerService;
 }

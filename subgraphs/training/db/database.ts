@@ -59,7 +59,24 @@ export interface JobEventsTable {
   created_at: CreatedAt;
 }
 
+export type AssignmentStatus = 'PENDING' | 'LEASED' | 'DONE' | 'FAILED' | 'CANCELLED';
+
+export interface RemoteAssignmentsTable {
+  job_id: string;
+  work: Json;
+  status: ColumnType<AssignmentStatus, AssignmentStatus | undefined, AssignmentStatus>;
+  worker_id: string | null;
+  leases: ColumnType<number, number | undefined, number>;
+  heartbeat_at: Date | null;
+  result_step: number | null;
+  result_config: string | null;
+  result_weights: Buffer | null;
+  error_message: string | null;
+  created_at: CreatedAt;
+}
+
 export interface TrainingDatabase {
+  remote_assignments: RemoteAssignmentsTable;
   models: ModelsTable;
   checkpoints: CheckpointsTable;
   trajectory_logs: TrajectoryLogsTable;

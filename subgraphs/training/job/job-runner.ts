@@ -74,7 +74,7 @@ export class TrainingJobRunner {
           .then(() => this.store.transaction((trx) => this.store.insertJobEvent(trx, jobId, 'gradient_step', metrics)))
           .catch((error: unknown) => this.logger.warn({ err: error, jobId }, 'could not record a gradient step'));
       };
-      const result = await this.backend.train({ baseModel: model.base_model, adapter, work, signal: controller.signal }, onStep);
+      const result = await this.backend.train({ jobId, baseModel: model.base_model, adapter, work, signal: controller.signal }, onStep);
       await stepWrites;
       await this.succeed(job, model, result.step, result.files, lastMetrics);
     } catch (error) {

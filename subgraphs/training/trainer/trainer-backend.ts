@@ -11,6 +11,7 @@ export type TrainingWork =
   | { kind: 'SFT'; examples: { messages: unknown[]; tools?: unknown[] }[]; config: Record<string, unknown> };
 
 export interface TrainRequest {
+  jobId: string;
   baseModel: string;
   /** The model's latest checkpoint, continued from; null trains a fresh adapter. */
   adapter: { id: string; files: AdapterFiles } | null;
