@@ -271,6 +271,16 @@ export class TrainingStore {
       .execute();
   }
 
+  async countStaleRunningJobs(staleBefore: Date): Promise<number> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'RUNNING')
+      .where('heartbeat_at', '<', staleBefore)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
   }

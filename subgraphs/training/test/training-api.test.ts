@@ -288,8 +288,25 @@ describe('health', () => {
     const check = await call('GET', '/v1/system-check', undefined, null);
     expect(check.status).toBe(200);
     expect(check.body.success).toBe(true);
-    for (const name of ['api', 'database', 'job_store']) {
+    for (const name of ['api', 'database', 'job_store', 'job_queue', 'workers']) {
       expect(check.body.checks[name]).toMatchObject({ success: true, duration: expect.any(Number), errors: [] });
     }
+  });
+
+  it('answers 503 naming the failed check when a running job has been orphaned with nobody sweeping', async () => {
+    // This platform runs no training workers: a RUNNING job with an old heartbeat stays orphaned.
+    const model = (await createModel('orphan-check')).body;
+    const orphan = await training.store.transaction(async (trx) => {
+      const job = await training.store.insertJob(trx, { model_id: model.id, kind: 'RL', created_by_id: 'x', created_by: 'admin', request: {} });
+      await training.store.updateJob(trx, job.id, { status: 'RUNNING', heartbeat_at: new Date(Date.now() - 3_600_000) });
+      return job;
+    });
+    const check = await call('GET', '/v1/system-check', undefined, null);
+    expect(check.status).toBe(503);
+    expect(check.body.success).toBe(false);
+    expect(check.body.checks.workers).toMatchObject({ success: false, errors: [expect.stringContaining('no training worker is sweeping')] });
+    expect(check.body.checks.database.success).toBe(true);
+    await training.store.transaction((trx) => training.store.updateJob(trx, orphan.id, { status: 'FAILED' }));
+    expect((await call('GET', '/v1/system-check', undefined, null)).status).toBe(200);
   });
 });
