@@ -98,7 +98,7 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
       };
       if (route.stream) return streamPages(route, input, execute, request, reply);
       const data = await execute(route.variables(input));
-      reply.code(route.status ?? 200);
+      reply.code(route.responseStatus?.(data) ?? route.status ?? 200);
       if (route.contentType) reply.type(route.contentType);
       return route.response(data, input);
     },

@@ -45,6 +45,8 @@ export interface RestRoute<Body = any, Params = any, Query = any> {
    */
   response(data: any, input: RouteInput<Body, Params, Query>): unknown;
   status?: number;
+  /** A success status that depends on the result (e.g. a health report answering 503 when a check failed). */
+  responseStatus?(data: any): number;
   /** Content-Type of the success response (default: JSON, or octet-stream for a Buffer). */
   contentType?: string;
   /**

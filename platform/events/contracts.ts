@@ -30,3 +30,41 @@ export interface InferenceCompletionPayload {
   author_id: string;
   call: CompletedCallRecord;
 }
+
+/**
+ * Family C → registry: a training job's run and checkpoints, recorded by the registry as a run (state and metrics)
+ * and artifact versions (collection = the model's name, aliases `step{N}` and `latest`), so automations can watch
+ * them. Published by the training subgraph in the transaction that makes the change; `event.entity`/`project` are
+ * the model's, `event.author` the username that submitted the job.
+ */
+export const TRAINING_RUN_STARTED_EVENT = 'training.run_started';
+export const TRAINING_CHECKPOINT_SAVED_EVENT = 'training.checkpoint_saved';
+export const TRAINING_RUN_FINISHED_EVENT = 'training.run_finished';
+export const TRAINING_RUN_FAILED_EVENT = 'training.run_failed';
+
+interface TrainingRunRef {
+  /** User id of whoever submitted the job. */
+  author_id: string;
+  model_id: string;
+  model_name: string;
+  base_model: string;
+  /** The registry run's name (the model's `run_id`). */
+  run_name: string;
+  job_id: string;
+}
+
+export type TrainingRunStartedPayload = TrainingRunRef;
+
+export interface TrainingCheckpointSavedPayload extends TrainingRunRef {
+  step: number;
+  /** Numeric metrics of the step. */
+  metrics: Record<string, number>;
+  /** The LoRA adapter files (PEFT layout), base64. */
+  files: { path: string; content_base64: string }[];
+}
+
+export type TrainingRunFinishedPayload = TrainingRunRef;
+
+export interface TrainingRunFailedPayload extends TrainingRunRef {
+  error_message: string;
+}

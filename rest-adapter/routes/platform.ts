@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.js';
 
-/** Liveness endpoints that the families' clients call under their own base URLs. */
+/** Liveness endpoints that the families' clients call under their own base URLs (training's are in routes/training.ts). */
 const gatewayAlive = 'query GatewayAlive { __typename }';
 
 export const platformRoutes = [
@@ -25,16 +25,5 @@ export const platformRoutes = [
     operation: gatewayAlive,
     variables: () => ({}),
     response: () => ({ min_required_weave_python_version: '0.52.0', trace_server_version: '0.1.0' }),
-  }),
-  defineRoute({
-    family: 'training',
-    method: 'GET',
-    path: '/v1/health',
-    summary: 'Health check',
-    auth: 'none',
-    schema: { response: Type.Object({ status: Type.String() }) },
-    operation: gatewayAlive,
-    variables: () => ({}),
-    response: () => ({ status: 'ok' }),
   }),
 ];

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { migrateEvents } from '../../platform/events/index.js';
+import { migrateEvents, PlatformEventStream } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import { ArtifactResolver } from './artifact/artifact.resolver.js';
@@ -12,6 +12,7 @@ import { RegistryService } from './registry/registry.service.js';
 import { RunResolver } from './run/run.resolver.js';
 import { RunService } from './run/run.service.js';
 import type { RegistryServices } from './services.js';
+import { TrainingRunRecorder } from './training/training-run-recorder.js';
 import { RegistryStore } from './store.js';
 
 /** Registries, artifact collections and versions, runs and run metrics: the things automations watch. */
@@ -20,7 +21,7 @@ export const registrySubgraph = defineSubgraph<RegistryServices>({
   migrations: registryMigrations,
   resolvers: [RegistryProjectResolver, RegistryResolver, ArtifactResolver, RunResolver],
   orphanedTypes: [Project],
-  createServices: async ({ store, db }) => {
+  createServices: async ({ store, db, logger }) => {
     // Every change here publishes a platform event in its own transaction: the outbox must exist.
     await migrateEvents(db.root);
     const registryStore = new RegistryStore(store as Kysely<RegistryDatabase>);
@@ -29,7 +30,13 @@ export const registrySubgraph = defineSubgraph<RegistryServices>({
       registries: new RegistryService(registryStore),
       artifacts: new ArtifactService(registryStore),
       runs: new RunService(registryStore),
+      events: new PlatformEventStream(db.root, String(db.pool.options.connectionString), logger),
     };
+  },
+  // Family C's checkpoints and training runs arrive as platform events and become artifact versions and runs here.
+  workers: ({ store, events }, { logger }) => [new TrainingRunRecorder(store.db, events, logger.child({ worker: 'training-runs' }))],
+  onStop: async ({ events }) => {
+    await events.close();
   },
   references: () => ({ Project: passThroughReference }),
 });

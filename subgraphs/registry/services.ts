@@ -1,3 +1,4 @@
+import type { PlatformEventStream } from '../../platform/events/index.js';
 import type { ArtifactService } from './artifact/artifact.service.js';
 import type { RegistryService } from './registry/registry.service.js';
 import type { RunService } from './run/run.service.js';
@@ -9,4 +10,5 @@ export interface RegistryServices {
   registries: RegistryService;
   artifacts: ArtifactService;
   runs: RunService;
+  events: PlatformEventStream;
 }

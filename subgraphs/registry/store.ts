@@ -28,8 +28,26 @@ export interface CollectionKey {
 export class RegistryStore {
   constructor(readonly db: Kysely<RegistryDatabase>) {}
 
+  /** Runs `work` in a transaction; a store already over a transaction joins it (consumers write several changes and their cursor atomically). */
   transaction<T>(work: (store: RegistryStore) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) return work(this);
     return this.db.transaction().execute((trx) => work(new RegistryStore(trx)));
+  }
+
+  async eventCursor(consumer: string): Promise<string | undefined> {
+    return (await this.db.selectFrom('event_cursors').select('cursor').where('consumer', '=', consumer).executeTakeFirst())?.cursor;
+  }
+
+  async saveEventCursor(consumer: string, cursor: string): Promise<void> {
+    await this.db
+      .insertInto('event_cursors')
+      .values({ consumer, cursor })
+      .onConflict((oc) => oc.column('consumer').doUpdateSet({ cursor, updated_at: new Date() }))
+      .execute();
+  }
+
+  runByName(entity: string, project: string, name: string): Promise<RunRow | undefined> {
+    return this.db.selectFrom('runs').selectAll().where('entity', '=', entity).where('project', '=', project).where('name', '=', name).executeTakeFirst();
   }
 
   countRuns(entity: string, project: string): Promise<number> {

@@ -1,18 +1,55 @@
 import type { Kysely } from 'kysely';
+import { migrateEvents } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import type { TrainingDatabase } from './db/database.js';
 import { trainingMigrations } from './db/migrations/index.js';
+import { CheckpointChatResolver } from './chat/checkpoint-chat.resolver.js';
+import { CheckpointChatService } from './chat/checkpoint-chat.service.js';
+import { TrainingHealthResolver } from './health/health.resolver.js';
+import { migrateJobQueue } from './job/job-queue.js';
+import { TrainingJobResolver } from './job/job.resolver.js';
+import { TrainingJobRunner } from './job/job-runner.js';
+import { TrainingQueueWorker } from './job/training-worker.js';
+import { TrainingModelResolver } from './model/model.resolver.js';
 import { Project, TrainingProjectResolver } from './project/project.resolver.js';
 import type { TrainingServices } from './services.js';
 import { TrainingStore } from './store.js';
+import { resolveSftDataset } from './sft-dataset.js';
+import { EmbeddedTrainer } from './trainer/embedded-trainer.js';
+import { RemoteTrainer } from './trainer/remote-trainer.js';
+import { RemoteWorkerResolver } from './remote/remote-worker.resolver.js';
+import { RemoteWorkerService } from './remote/remote-worker.service.js';
+import { loadTrainingConfig } from './training-config.js';
+import { TrainingService } from './training-service.js';
 
 /** Family C: trainable models, checkpoints, RL and SFT training jobs with event streams. */
 export const trainingSubgraph = defineSubgraph<TrainingServices>({
   name: 'training',
   migrations: trainingMigrations,
-  resolvers: [TrainingProjectResolver],
+  resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver, RemoteWorkerResolver],
   orphanedTypes: [Project],
-  createServices: ({ store }) => ({ store: new TrainingStore(store as Kysely<TrainingDatabase>) }),
+  createServices: ({ store, config, logger }) => {
+    const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
+    const trainingConfig = loadTrainingConfig(config);
+    const db = store as Kysely<TrainingDatabase>;
+    const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer();
+    const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger, resolveSftDataset);
+    return {
+      store: trainingStore,
+      training: new TrainingService(trainingStore),
+      config: trainingConfig,
+      runner,
+      chat: new CheckpointChatService(trainingStore, trainingConfig.inferenceWorkers),
+      remote: new RemoteWorkerService(db, trainingStore),
+    };
+  },
+  // The queue's own schema (graphile_worker) must exist before the first job is created, in every process.
+  onStart: async (_services, { db, logger }) => {
+    await migrateEvents(db.root); // the outbox that checkpoints and runs are published through
+    await migrateJobQueue(db.pool, logger);
+  },
+  workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
+  onStop: (services) => services.chat.close(),
   references: () => ({ Project: passThroughReference }),
 });

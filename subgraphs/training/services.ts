@@ -1,5 +1,15 @@
+import type { CheckpointChatService } from './chat/checkpoint-chat.service.js';
+import type { RemoteWorkerService } from './remote/remote-worker.service.js';
+import type { TrainingJobRunner } from './job/job-runner.js';
 import type { TrainingStore } from './store.js';
+import type { TrainingConfig } from './training-config.js';
+import type { TrainingService } from './training-service.js';
 
 export interface TrainingServices {
   store: TrainingStore;
+  training: TrainingService;
+  config: TrainingConfig;
+  runner: TrainingJobRunner;
+  chat: CheckpointChatService;
+  remote: RemoteWorkerService;
 }

@@ -1,9 +1,61 @@
-import type { Kysely } from 'kysely';
-import type { TrainingDatabase } from './db/database.js';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { JobKind, JobStatus, TrainingDatabase } from './db/database.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids come from URLs: anything that is not a uuid cannot name a row (and must not reach Postgres as one). */
+export const isUuid = (value: string): boolean => UUID.test(value);
+
+export type TrainingDb = Kysely<TrainingDatabase> | Transaction<TrainingDatabase>;
+
+export interface ModelRow {
+  id: string;
+  entity: string;
+  project: string;
+  name: string;
+  base_model: string;
+  run_id: string;
+  created_at: Date;
+}
+export interface CheckpointRow {
+  id: string;
+  step: number;
+  metrics: Record<string, number>;
+  created_at: Date;
+}
+export interface JobRow {
+  id: string;
+  model_id: string;
+  kind: JobKind;
+  created_by_id: string;
+  created_by: string;
+  status: JobStatus;
+  request: Record<string, unknown>;
+  error_message: string | null;
+  attempts: number;
+  training_start: Date | null;
+  training_end: Date | null;
+  created_at: Date;
+}
+export interface JobEventRow {
+  seq: number;
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+const MODEL_COLUMNS = ['id', 'entity', 'project', 'name', 'base_model', 'run_id', 'created_at'] as const;
+const JOB_COLUMNS = [
+  'id', 'model_id', 'kind', 'created_by_id', 'created_by', 'status', 'request', 'error_message', 'attempts', 'training_start', 'training_end', 'created_at',
+] as const;
 
 /** Kysely queries of the training schema. */
 export class TrainingStore {
-  constructor(private readonly db: Kysely<TrainingDatabase>) {}
+  constructor(readonly db: Kysely<TrainingDatabase>) {}
+
+  transaction<T>(work: (trx: Transaction<TrainingDatabase>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
 
   async countModels(entity: string, project: string): Promise<number> {
     const row = await this.db
@@ -13,5 +65,232 @@ export class TrainingStore {
       .where('project', '=', project)
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async model(id: string, db: TrainingDb = this.db): Promise<ModelRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return db.selectFrom('models').select(MODEL_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  async modelByName(entity: string, project: string, name: string, db: TrainingDb = this.db): Promise<ModelRow | undefined> {
+    return db
+      .selectFrom('models')
+      .select(MODEL_COLUMNS)
+      .where('entity', '=', entity)
+      .where('project', '=', project)
+      .where('name', '=', name)
+      .executeTakeFirst();
+  }
+
+  /** Inserts the model, or returns undefined when one of that name exists (the unique constraint decides). */
+  async insertModel(
+    trx: TrainingDb,
+    model: { entity: string; project: string; name: string; base_model: string },
+  ): Promise<ModelRow | undefined> {
+    return trx
+      .insertInto('models')
+      .values(model)
+      .onConflict((oc) => oc.constraint('models_project_name_unique').doNothing())
+      .returning(MODEL_COLUMNS)
+      .executeTakeFirst();
+  }
+
+  async lockModel(trx: TrainingDb, id: string): Promise<void> {
+    await trx.selectFrom('models').select('id').where('id', '=', id).forUpdate().execute();
+  }
+
+  async deleteModel(trx: TrainingDb, id: string): Promise<{ deletedCheckpoints: number } | undefined> {
+    const checkpoints = await trx
+      .selectFrom('checkpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('model_id', '=', id)
+      .executeTakeFirstOrThrow();
+    // Checkpoints, logs, jobs and their events go with the model (ON DELETE CASCADE).
+    const deleted = await trx.deleteFrom('models').where('id', '=', id).returning('id').executeTakeFirst();
+    return deleted ? { deletedCheckpoints: Number(checkpoints.n) } : undefined;
+  }
+
+  async checkpoint(id: string): Promise<{ model_id: string; step: number } | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.db.selectFrom('checkpoints').select(['model_id', 'step']).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** One page of a model's checkpoints by step, strictly after `afterStep` in the page's direction. */
+  async checkpoints(modelId: string, options: { afterStep: number | null; limit: number; order: 'asc' | 'desc' }): Promise<CheckpointRow[]> {
+    let query = this.db.selectFrom('checkpoints').select(['id', 'step', 'metrics', 'created_at']).where('model_id', '=', modelId);
+    if (options.afterStep !== null) query = query.where('step', options.order === 'asc' ? '>' : '<', options.afterStep);
+    return query.orderBy('step', options.order).limit(options.limit).execute();
+  }
+
+  /** Stores one finished step (the trainer calls this before it writes `training_ended`). */
+  async insertCheckpoint(
+    trx: TrainingDb,
+    checkpoint: { model_id: string; step: number; metrics: Record<string, number>; adapter_config: string | null; adapter_weights: Buffer | null },
+  ): Promise<CheckpointRow> {
+    return trx
+      .insertInto('checkpoints')
+      .values({ ...checkpoint, metrics: JSON.stringify(checkpoint.metrics) })
+      .returning(['id', 'step', 'metrics', 'created_at'])
+      .executeTakeFirstOrThrow();
+  }
+
+  async deleteCheckpoints(trx: TrainingDb, modelId: string, steps: number[]): Promise<number[]> {
+    if (steps.length === 0) return [];
+    const rows = await trx
+      .deleteFrom('checkpoints')
+      .where('model_id', '=', modelId)
+      .where('step', 'in', steps)
+      .returning('step')
+      .execute();
+    return rows.map((row) => row.step);
+  }
+
+  async insertTrajectoryLog(trx: TrainingDb, log: { model_id: string; split: string; trajectory_groups: unknown[] }): Promise<void> {
+    await trx
+      .insertInto('trajectory_logs')
+      .values({ ...log, trajectory_groups: JSON.stringify(log.trajectory_groups) })
+      .execute();
+  }
+
+  async trajectoryLogs(modelId: string, split: string | null, limit: number) {
+    let query = this.db
+      .selectFrom('trajectory_logs')
+      .select(['id', 'split', 'trajectory_groups', 'created_at'])
+      .where('model_id', '=', modelId);
+    if (split !== null) query = query.where('split', '=', split);
+    return query.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+  }
+
+  async insertJob(
+    trx: TrainingDb,
+    job: { model_id: string; kind: JobKind; created_by_id: string; created_by: string; request: Record<string, unknown> },
+  ): Promise<JobRow> {
+    return trx
+      .insertInto('jobs')
+      .values({ ...job, request: JSON.stringify(job.request) })
+      .returning(JOB_COLUMNS)
+      .executeTakeFirstOrThrow();
+  }
+
+  async job(id: string, db: TrainingDb = this.db): Promise<JobRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return db.selectFrom('jobs').select(JOB_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Locks the job row for a state change (cancel vs. worker transitions are serialised on it). */
+  async jobForUpdate(trx: TrainingDb, id: string): Promise<JobRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return trx.selectFrom('jobs').select(JOB_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
+  }
+
+  async jobsOfModel(modelId: string, limit: number): Promise<JobRow[]> {
+    return this.db
+      .selectFrom('jobs')
+      .select(JOB_COLUMNS)
+      .where('model_id', '=', modelId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  async updateJob(
+    trx: TrainingDb,
+    id: string,
+    changes: Partial<Pick<JobRow, 'status' | 'error_message' | 'training_start' | 'training_end' | 'attempts'> & { heartbeat_at: Date | null }>,
+  ): Promise<void> {
+    await trx.updateTable('jobs').set(changes).where('id', '=', id).execute();
+  }
+
+  async insertJobEvent(trx: TrainingDb, jobId: string, type: string, data: Record<string, unknown>): Promise<void> {
+    await trx.insertInto('job_events').values({ job_id: jobId, type, data: JSON.stringify(data) }).execute();
+  }
+
+  async jobEventSeq(jobId: string, eventId: string): Promise<number | undefined> {
+    if (!isUuid(eventId)) return undefined;
+    const row = await this.db.selectFrom('job_events').select('seq').where('job_id', '=', jobId).where('id', '=', eventId).executeTakeFirst();
+    return row?.seq;
+  }
+
+  async jobEvents(jobId: string, afterSeq: number | null, limit: number): Promise<JobEventRow[]> {
+    let query = this.db.selectFrom('job_events').select(['seq', 'id', 'type', 'data', 'created_at']).where('job_id', '=', jobId);
+    if (afterSeq !== null) query = query.where('seq', '>', afterSeq);
+    return query.orderBy('seq').limit(limit).execute();
+  }
+
+  /** The model's highest step with its adapter bytes (what the next job continues from). */
+  async latestCheckpoint(
+    modelId: string,
+    db: TrainingDb = this.db,
+  ): Promise<{ id: string; step: number; adapter_config: string | null; adapter_weights: Buffer | null } | undefined> {
+    return db
+      .selectFrom('checkpoints')
+      .select(['id', 'step', 'adapter_config', 'adapter_weights'])
+      .where('model_id', '=', modelId)
+      .orderBy('step', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** A checkpoint by step (or the highest), with its adapter files, for serving. */
+  async checkpointWithAdapter(
+    modelId: string,
+    step: number | 'latest',
+  ): Promise<{ id: string; step: number; adapter_config: string | null; adapter_weights: Buffer | null } | undefined> {
+    if (step === 'latest') return this.latestCheckpoint(modelId);
+    return this.db
+      .selectFrom('checkpoints')
+      .select(['id', 'step', 'adapter_config', 'adapter_weights'])
+      .where('model_id', '=', modelId)
+      .where('step', '=', step)
+      .executeTakeFirst();
+  }
+
+  /** Records that the job's worker is alive; returns the job's status (a CANCELLED job stops its training). */
+  async heartbeat(jobId: string): Promise<string | undefined> {
+    const row = await this.db
+      .updateTable('jobs')
+      .set({ heartbeat_at: new Date() })
+      .where('id', '=', jobId)
+      .where('status', '=', 'RUNNING')
+      .returning('status')
+      .executeTakeFirst();
+    if (row) return row.status;
+    return (await this.db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirst())?.status;
+  }
+
+  /** RUNNING jobs whose worker stopped sending heartbeats, locked for the caller's transaction (skipping busy ones). */
+  async staleJobsForUpdate(trx: TrainingDb, staleBefore: Date): Promise<JobRow[]> {
+    return trx
+      .selectFrom('jobs')
+      .select(JOB_COLUMNS)
+      .where('status', '=', 'RUNNING')
+      .where('heartbeat_at', '<', staleBefore)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+  }
+
+  async countStaleRunningJobs(staleBefore: Date): Promise<number> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'RUNNING')
+      .where('heartbeat_at', '<', staleBefore)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async countJobsByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
   }
 }

@@ -93,4 +93,12 @@ export interface RegistryDatabase {
   tags: TagsTable;
   runs: RunsTable;
   run_metrics: RunMetricsTable;
+  event_cursors: EventCursorsTable;
+}
+
+/** Where each platform-event consumer of the registry has got to. */
+export interface EventCursorsTable {
+  consumer: string;
+  cursor: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
 }

@@ -1,0 +1,133 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../../platform/auth/principal.js';
+import { ValidationFailedError } from '../../../platform/errors.js';
+import {
+  TRAINING_CHECKPOINT_SAVED_EVENT,
+  TRAINING_RUN_FAILED_EVENT,
+  TRAINING_RUN_FINISHED_EVENT,
+  TRAINING_RUN_STARTED_EVENT,
+  type TrainingCheckpointSavedPayload,
+  type TrainingRunStartedPayload,
+} from '../../../platform/events/contracts.js';
+import { START_CURSOR, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { BackgroundWorker } from '../../../platform/subgraph.js';
+import { ArtifactService } from '../artifact/artifact.service.js';
+import type { RegistryDatabase } from '../db/database.js';
+import { RunService } from '../run/run.service.js';
+import { RegistryStore, type RunRow } from '../store.js';
+
+const CONSUMER = 'training-runs';
+const RETRY_DELAY_MS = 1_000;
+const TYPES = new Set([TRAINING_RUN_STARTED_EVENT, TRAINING_CHECKPOINT_SAVED_EVENT, TRAINING_RUN_FINISHED_EVENT, TRAINING_RUN_FAILED_EVENT]);
+
+/**
+ * Records Family C's training runs and checkpoints in the registry: a run per model (named by the model's run id;
+ * RUNNING while a job trains, FINISHED or FAILED after), each checkpoint as an artifact version of the collection
+ * named after the model (type `model`, aliases `step{N}` and `latest`, the step's metrics as metadata and run
+ * metrics). Consumes the platform events after its stored cursor and writes each event's changes with the new
+ * cursor in one transaction, through the registry's own services — so they publish the events automations watch.
+ * The submitter was authorized for the model's project when the job was created.
+ */
+export class TrainingRunRecorder implements BackgroundWorker {
+  readonly name = 'registry-training-runs';
+  private events?: AsyncIterableIterator<PlatformEvent>;
+  private running?: Promise<void>;
+  private stopping = false;
+
+  constructor(
+    private readonly db: Kysely<RegistryDatabase>,
+    private readonly stream: PlatformEventStream,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const cursor = await new RegistryStore(this.db).eventCursor(CONSUMER);
+    this.events = this.stream.subscribe(cursor ?? START_CURSOR, { filter: (event) => TYPES.has(event.type) });
+    this.running = this.consume(this.events);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.events?.return?.();
+    await this.running;
+  }
+
+  private async consume(events: AsyncIterableIterator<PlatformEvent>): Promise<void> {
+    for await (const event of events) {
+      while (!this.stopping) {
+        try {
+          await this.record(event);
+          break;
+        } catch (error) {
+          if (error instanceof ValidationFailedError) {
+            // E.g. a model name the registry cannot use as a collection name: note it and move on.
+            this.logger.error({ err: error, event: event.id }, 'training event could not be recorded in the registry');
+            await new RegistryStore(this.db).saveEventCursor(CONSUMER, event.cursor);
+            break;
+          }
+          this.logger.warn({ err: error, event: event.id }, 'recording a training event failed; retrying');
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        }
+      }
+      if (this.stopping) return;
+    }
+  }
+
+  private async record(event: PlatformEvent): Promise<void> {
+    const payload = event.payload as unknown as TrainingRunStartedPayload;
+    const entity = event.entity;
+    const project = event.project!;
+    const author = submitter(payload.author_id, event.author, entity);
+    await this.db.transaction().execute(async (trx) => {
+      const store = new RegistryStore(trx);
+      const runs = new RunService(store);
+      const run = await this.ensureRun(store, runs, author, entity, project, payload.run_name);
+      switch (event.type) {
+        case TRAINING_RUN_STARTED_EVENT:
+          await runs.setState(author, run.id, 'RUNNING');
+          break;
+        case TRAINING_CHECKPOINT_SAVED_EVENT: {
+          const checkpoint = event.payload as unknown as TrainingCheckpointSavedPayload;
+          await new ArtifactService(store).createVersion(author, {
+            entity,
+            project,
+            collection: checkpoint.model_name,
+            type: 'model',
+            metadata: { step: checkpoint.step, metrics: checkpoint.metrics, base_model: checkpoint.base_model, training_job_id: checkpoint.job_id },
+            files: checkpoint.files.map((file) => ({ path: file.path, contentBase64: file.content_base64 })),
+            aliases: [`step${checkpoint.step}`, 'latest'],
+          });
+          const points = Object.entries(checkpoint.metrics).map(([name, value]) => ({ name, value, step: checkpoint.step }));
+          if (points.length > 0) await runs.logMetrics(author, run.id, points);
+          break;
+        }
+        case TRAINING_RUN_FINISHED_EVENT:
+          await runs.setState(author, run.id, 'FINISHED');
+          break;
+        case TRAINING_RUN_FAILED_EVENT:
+          await runs.setState(author, run.id, 'FAILED');
+          break;
+      }
+      await store.saveEventCursor(CONSUMER, event.cursor);
+    });
+  }
+
+  private async ensureRun(store: RegistryStore, runs: RunService, author: Principal, entity: string, project: string, name: string): Promise<RunRow> {
+    return (await store.runByName(entity, project, name)) ?? (await runs.create(author, { entity, project, name }));
+  }
+}
+
+/** The job's submitter, acting within the model's entity only (the training API authorized them for it). */
+function submitter(userId: string, username: string, entity: string): Principal {
+  return {
+    userId,
+    username,
+    isAdmin: false,
+    apiKeyId: '',
+    defaultEntity: entity,
+    teams: { [entity]: 'MEMBER' },
+    projectAdmin: [],
+    registryAdmin: [],
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * Model names of checkpoint inference: `wandb-artifact:///{entity}/{project}/{name}:{alias}` with alias `latest`,
+ * `step{N}` or none (= latest). The two-slash typo `wandb-artifact://` is accepted too. Anything else is a base
+ * model name.
+ */
+export type CheckpointRef = { entity: string; project: string; name: string; step: number | 'latest' };
+
+const ARTIFACT_NAME = /^wandb-artifact:\/\/\/?([^/:]+)\/([^/:]+)\/([^/:]+)(?::([^/:]+))?$/;
+
+export function parseCheckpointModelName(model: string): CheckpointRef | { invalidAlias: string } | null {
+  const match = ARTIFACT_NAME.exec(model);
+  if (!match) return null;
+  const [, entity, project, name, alias] = match as unknown as [string, string, string, string, string | undefined];
+  if (alias === undefined || alias === 'latest') return { entity, project, name, step: 'latest' };
+  const step = /^step(\d+)$/.exec(alias);
+  if (!step) return { invalidAlias: alias };
+  return { entity, project, name, step: Number(step[1]) };
+}

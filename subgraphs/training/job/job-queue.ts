@@ -1,0 +1,49 @@
+import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
+import { Logger as GraphileLogger, runMigrations } from 'graphile-worker';
+import type { Logger } from '../../../platform/logger.js';
+import type { TrainingDb } from '../store.js';
+
+/** The graphile-worker task that trains one job; its payload names the job (the job row holds everything else). */
+export const TRAINING_TASK = 'training_job';
+
+/**
+ * The Postgres-backed queue under training jobs: graphile-worker (its own `graphile_worker` schema, LISTEN/NOTIFY
+ * pick-up, SKIP LOCKED). A job is enqueued in the same transaction that creates its row, so a job exists in the
+ * queue exactly when it exists in the API.
+ */
+export async function migrateJobQueue(pool: pg.Pool, logger: Logger): Promise<void> {
+  // graphile-worker insists that a client which loses its server mid-checkout cannot crash the process (it warns
+  // otherwise); the platform's pool already swallows idle-client errors, this covers checked-out ones the same way.
+  if (pool.listeners('connect').length === 0) pool.on('connect', (client) => client.on('error', () => undefined));
+  await runMigrations({ pgPool: pool, logger: graphileLogger(logger) });
+}
+
+/**
+ * Adds the queue entry for one attempt. The key is per attempt: a retry after a dead worker gets a fresh entry
+ * while the dead worker's entry stays locked (graphile-worker would release it only after 4 hours; by then the
+ * job is finished and that entry returns at once).
+ */
+export async function enqueueTrainingJob(trx: TrainingDb, jobId: string, attempt: number): Promise<void> {
+  await sql`select graphile_worker.add_job(
+    ${TRAINING_TASK}::text,
+    json_build_object('jobId', ${jobId}::text, 'attempt', ${attempt}::int),
+    job_key => ${`${jobId}:${attempt}`}::text,
+    max_attempts => 1
+  )`.execute(trx as Kysely<any>);
+}
+
+/** Counts of the queue, for /v1/system-check. */
+export async function queueStats(db: TrainingDb): Promise<{ pending: number; locked: number }> {
+  const { rows } = await sql<{ pending: number; locked: number }>`
+    select count(*) filter (where locked_at is null)::int as pending, count(*) filter (where locked_at is not null)::int as locked
+    from graphile_worker.jobs where task_identifier = ${TRAINING_TASK}`.execute(db as Kysely<any>);
+  return rows[0] ?? { pending: 0, locked: 0 };
+}
+
+export function graphileLogger(logger: Logger): GraphileLogger {
+  return new GraphileLogger((scope) => (level, message, meta) => {
+    const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
+    logger[method]({ scope, ...meta }, `graphile-worker: ${message}`);
+  });
+}

@@ -1,0 +1,72 @@
+import {
+  DEFAULT_MODEL_DIR,
+  InvalidTrajectoryError,
+  ModelRuntimeError,
+  OperationCancelledError,
+  runTrainingInWorker,
+  type TrajectoryGroup as RuntimeTrajectoryGroup,
+  type SftExample,
+} from '../../../model-runtime/index.js';
+import { TrainingInputError, type AdapterFiles, type StepMetrics, type TrainRequest, type TrainerBackend } from './trainer-backend.js';
+
+/** Base models the embedded runtime can train (name → model directory). */
+export const EMBEDDED_BASE_MODELS: Record<string, string> = { 'trellis-tiny': DEFAULT_MODEL_DIR };
+
+/**
+ * Trains with the embedded model runtime. Each job runs in its own worker thread (runTrainingInWorker), so the
+ * API thread never computes gradients and an aborted signal stops the thread.
+ */
+export class EmbeddedTrainer implements TrainerBackend {
+  readonly name = 'embedded';
+
+  async train(request: TrainRequest, onStep: (metrics: StepMetrics) => void): Promise<{ files: AdapterFiles; step: number }> {
+    const modelDir = EMBEDDED_BASE_MODELS[request.baseModel];
+    if (!modelDir) {
+      throw new TrainingInputError(
+        `Base model "${request.baseModel}" is not available to the embedded trainer (available: ${Object.keys(EMBEDDED_BASE_MODELS).join(', ')})`,
+      );
+    }
+    const adapter = request.adapter
+      ? {
+          id: request.adapter.id,
+          adapterConfigJson: request.adapter.files['adapter_config.json'],
+          safetensorsBytes: request.adapter.files['adapter_model.safetensors'],
+        }
+      : null;
+    const { work } = request;
+    const job =
+      work.kind === 'RL'
+        ? { kind: 'rl' as const, adapter, trajectoryGroups: work.trajectoryGroups as unknown as RuntimeTrajectoryGroup[], config: work.config }
+        : { kind: 'sft' as const, adapter, examples: work.examples as unknown as SftExample[], config: work.config };
+    try {
+      const files = await runTrainingInWorker(
+        modelDir,
+        job,
+        (metrics) => onStep(numericOnly(metrics as unknown as Record<string, unknown>)),
+        request.signal,
+      );
+      const result: AdapterFiles = {
+        'adapter_config.json': Buffer.from(files['adapter_config.json']),
+        'adapter_model.safetensors': Buffer.from(files['adapter_model.safetensors']),
+      };
+      return { files: result, step: adapterStep(result) };
+    } catch (error) {
+      if (error instanceof OperationCancelledError) throw error;
+      // The runtime rejects bad data before training (e.g. logprobs that do not spell the content): the user's fault.
+      if (error instanceof InvalidTrajectoryError || (error instanceof ModelRuntimeError && !(error instanceof OperationCancelledError))) {
+        throw new TrainingInputError((error as Error).message);
+      }
+      throw error;
+    }
+  }
+}
+
+function numericOnly(metrics: Record<string, unknown>): StepMetrics {
+  return Object.fromEntries(Object.entries(metrics).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1])));
+}
+
+/** The step the runtime recorded in the adapter (`trellis_step`), counting from the adapter it continued. */
+export function adapterStep(files: AdapterFiles): number {
+  const config = JSON.parse(files['adapter_config.json'].toString('utf8')) as { trellis_step?: unknown };
+  return typeof config.trellis_step === 'number' ? config.trellis_step : 0;
+}

@@ -1,0 +1,226 @@
+import type { Principal } from '../../platform/auth/principal.js';
+import { isTeamMember } from '../../platform/auth/principal.js';
+import { ForbiddenError, NotFoundError, ValidationFailedError, type ValidationIssue } from '../../platform/errors.js';
+import { validateOrThrow } from '../../platform/validation.js';
+import {
+  CheckpointDeleteBody,
+  CheckpointListQuery,
+  JobEventsQuery,
+  ModelCreateBody,
+  RlJobCreateBody,
+  SftJobCreateBody,
+  TrajectoryLogBody,
+  type TrajectoryGroup,
+} from './training.schemas.js';
+import { enqueueTrainingJob } from './job/job-queue.js';
+import type { CheckpointRow, JobEventRow, JobRow, ModelRow, TrainingStore } from './store.js';
+
+export const CANCELLED_MESSAGE = 'Training job was cancelled';
+
+export interface Page<T> {
+  data: T[];
+  firstId: string | null;
+  lastId: string | null;
+  hasMore: boolean;
+}
+
+/**
+ * Domain logic of Family C: models, checkpoints, trajectory logs and training jobs. Every write runs in one
+ * transaction; a rejected request changes nothing. Access follows the model's entity: team members only.
+ */
+export class TrainingService {
+  constructor(private readonly store: TrainingStore) {}
+
+  /** Creates a model; with `return_existing` an existing model of that name is returned instead of a 409. */
+  async createModel(principal: Principal, body: unknown): Promise<ModelRow> {
+    const input = validateOrThrow(ModelCreateBody, body);
+    const entity = input.entity ?? principal.defaultEntity;
+    if (!isTeamMember(principal, entity)) throw new ForbiddenError(`You are not a member of entity "${entity}"`);
+    return this.store.transaction(async (trx) => {
+      const created = await this.store.insertModel(trx, {
+        entity,
+        project: input.project,
+        name: input.name,
+        base_model: input.base_model,
+      });
+      if (created) return created;
+      const existing = (await this.store.modelByName(entity, input.project, input.name, trx))!;
+      if (!input.return_existing) {
+        throw new ValidationFailedError([
+          { loc: ['body', 'name'], msg: `Model "${entity}/${input.project}/${input.name}" already exists`, type: 'value_error' },
+        ]);
+      }
+      if (existing.base_model !== input.base_model) {
+        throw new ValidationFailedError([
+          {
+            loc: ['body', 'base_model'],
+            msg: `Model "${input.name}" exists with base model "${existing.base_model}", not "${input.base_model}"`,
+            type: 'value_error',
+          },
+        ]);
+      }
+      return existing;
+    });
+  }
+
+  /** The model, when it exists and the caller may see it (404 otherwise, 403 for another team's model). */
+  async model(principal: Principal, id: string): Promise<ModelRow> {
+    const model = await this.store.model(id);
+    if (!model) throw new NotFoundError(`Model ${id} not found`, { param: 'model_id' });
+    if (!isTeamMember(principal, model.entity)) throw new ForbiddenError(`You are not a member of entity "${model.entity}"`);
+    return model;
+  }
+
+  async deleteModel(principal: Principal, id: string): Promise<{ modelId: string; deletedCheckpoints: number; deletedRun: boolean }> {
+    await this.model(principal, id);
+    return this.store.transaction(async (trx) => {
+      const deleted = await this.store.deleteModel(trx, id);
+      if (!deleted) throw new NotFoundError(`Model ${id} not found`, { param: 'model_id' });
+      return { modelId: id, deletedCheckpoints: deleted.deletedCheckpoints, deletedRun: true };
+    });
+  }
+
+  /** Cursor pagination by step: `after` is the id of the last checkpoint seen (in the same order). */
+  async checkpoints(modelId: string, query: unknown): Promise<Page<CheckpointRow>> {
+    const { after, limit = 20, order = 'asc' } = validateOrThrow(CheckpointListQuery, query ?? {}, 'querystring');
+    let afterStep: number | null = null;
+    if (after !== undefined) {
+      const cursor = await this.store.checkpoint(after);
+      if (!cursor || cursor.model_id !== modelId) {
+        throw new ValidationFailedError([{ loc: ['query', 'after'], msg: `No checkpoint ${after} in this model`, type: 'value_error' }]);
+      }
+      afterStep = cursor.step;
+    }
+    // One extra row says whether there is a next page.
+    const rows = await this.store.checkpoints(modelId, { afterStep, limit: limit + 1, order });
+    return pageOf(rows, limit);
+  }
+
+  /** Deletes the listed steps in one transaction; steps that do not exist are reported, the others deleted. */
+  async deleteCheckpoints(modelId: string, body: unknown): Promise<{ deletedCount: number; notFoundSteps: number[] }> {
+    const { steps } = validateOrThrow(CheckpointDeleteBody, body);
+    const wanted = [...new Set(steps)];
+    const deleted = await this.store.transaction((trx) => this.store.deleteCheckpoints(trx, modelId, wanted));
+    const found = new Set(deleted);
+    return { deletedCount: deleted.length, notFoundSteps: wanted.filter((step) => !found.has(step)) };
+  }
+
+  async logTrajectories(modelId: string, body: unknown): Promise<void> {
+    const input = validateOrThrow(TrajectoryLogBody, body);
+    if (input.model_id !== undefined && input.model_id !== modelId) {
+      throw new ValidationFailedError([{ loc: ['body', 'model_id'], msg: 'model_id differs from the model in the path', type: 'value_error' }]);
+    }
+    await this.store.transaction((trx) =>
+      this.store.insertTrajectoryLog(trx, { model_id: modelId, split: input.split, trajectory_groups: input.trajectory_groups }),
+    );
+  }
+
+  async createRlJob(principal: Principal, body: unknown): Promise<JobRow> {
+    const input = validateOrThrow(RlJobCreateBody, body);
+    await this.model(principal, input.model_id);
+    if (!input.experimental_config?.allow_training_without_logprobs) requireLogprobs(input.trajectory_groups);
+    return this.store.transaction(async (trx) => {
+      const job = await this.store.insertJob(trx, {
+        model_id: input.model_id,
+        kind: 'RL',
+        created_by_id: principal.userId,
+        created_by: principal.username,
+        request: { trajectory_groups: input.trajectory_groups, experimental_config: input.experimental_config ?? null },
+      });
+      await enqueueTrainingJob(trx, job.id, 1);
+      return job;
+    });
+  }
+
+  async createSftJob(principal: Principal, body: unknown): Promise<JobRow> {
+    const input = validateOrThrow(SftJobCreateBody, body);
+    await this.model(principal, input.model_id);
+    return this.store.transaction(async (trx) => {
+      const job = await this.store.insertJob(trx, {
+        model_id: input.model_id,
+        kind: 'SFT',
+        created_by_id: principal.userId,
+        created_by: principal.username,
+        request: {
+          training_data_url: input.training_data_url,
+          config: input.config ?? null,
+          experimental_config: input.experimental_config ?? null,
+        },
+      });
+      await enqueueTrainingJob(trx, job.id, 1);
+      return job;
+    });
+  }
+
+  async job(principal: Principal, id: string): Promise<JobRow> {
+    const job = await this.store.job(id);
+    if (!job) throw new NotFoundError(`Training job ${id} not found`, { param: 'training_job_id' });
+    await this.model(principal, job.model_id);
+    return job;
+  }
+
+  async jobs(principal: Principal, modelId: string, limit: number): Promise<JobRow[]> {
+    await this.model(principal, modelId);
+    return this.store.jobsOfModel(modelId, Math.min(Math.max(limit, 1), 100));
+  }
+
+  async jobEvents(jobId: string, query: unknown): Promise<Page<JobEventRow>> {
+    const { after, limit = 100 } = validateOrThrow(JobEventsQuery, query ?? {}, 'querystring');
+    let afterSeq: number | null = null;
+    if (after !== undefined) {
+      const seq = await this.store.jobEventSeq(jobId, after);
+      if (seq === undefined) {
+        throw new ValidationFailedError([{ loc: ['query', 'after'], msg: `No event ${after} in this job`, type: 'value_error' }]);
+      }
+      afterSeq = seq;
+    }
+    return pageOf(await this.store.jobEvents(jobId, afterSeq, limit + 1), limit);
+  }
+
+  /**
+   * Cancels a job that has not finished. A queued job never starts; a running one is stopped by its worker,
+   * which watches the status (its heartbeat reads it). Finished jobs are returned unchanged (cancelling is idempotent).
+   */
+  async cancelJob(principal: Principal, id: string): Promise<JobRow> {
+    await this.job(principal, id);
+    return this.store.transaction(async (trx) => {
+      const job = (await this.store.jobForUpdate(trx, id))!;
+      if (job.status !== 'QUEUED' && job.status !== 'RUNNING') return job;
+      const now = new Date();
+      await this.store.updateJob(trx, id, { status: 'CANCELLED', training_end: now, error_message: null, heartbeat_at: null });
+      // ART's poll loop ends only on training_ended or training_failed; a cancelled job must end it too.
+      await this.store.insertJobEvent(trx, id, 'training_failed', { error_message: CANCELLED_MESSAGE });
+      return { ...job, status: 'CANCELLED', training_end: now };
+    });
+  }
+}
+
+function pageOf<T extends { id: string }>(rows: T[], limit: number): Page<T> {
+  const data = rows.slice(0, limit);
+  return { data, firstId: data[0]?.id ?? null, lastId: data.at(-1)?.id ?? null, hasMore: rows.length > limit };
+}
+
+/**
+ * RL trains the sampled completion tokens against the logprobs they were sampled with, so every Choice (an entry
+ * of messages_and_choices without a top-level `role`) must carry them, unless the caller allows training without.
+ */
+function requireLogprobs(groups: TrajectoryGroup[]): void {
+  const issues: ValidationIssue[] = [];
+  groups.forEach((group, g) => {
+    group.trajectories.forEach((trajectory, t) => {
+      trajectory.messages_and_choices.forEach((entry, i) => {
+        const item = entry as Record<string, unknown>;
+        if ('role' in item) return;
+        const logprobs = item.logprobs as { content?: unknown } | null | undefined;
+        if (!logprobs || !Array.isArray(logprobs.content) || logprobs.content.length === 0) {
+          issues.push({
+            loc: ['body', 'trajectory_groups', g, 'trajectories', t, 'messages_and_choices', i, 'logprobs'],
+            msg: `Trajectory ${t} of group ${g} has a choice without logprobs (set experimental_config.allow_training_without_logprobs to train without them)`,
+            type: 'missing',
+          });
+        }
+      });
+    });
+  });
+  if (issues.length > 0) throw new ValidationFailedError(issues);
+}
