@@ -25,7 +25,12 @@ const USAGE = `usage: npm run cli -- <command>
   project create <entity> <name>
   key create <username> [--name NAME]      prints the new key once
   key list <username>
-  key revoke <key-id>`;
+  key revoke <key-id>
+
+Through a running platform (TRELLIS_URL, default http://127.0.0.1:$PORT; TRELLIS_API_KEY = your key):
+  graphql '<operation>' [--variables '{...}']   any query or mutation, e.g. webhooks and automations
+  secret create <team> <name>                  the value is read from standard input
+  secret rotate <team> <name>                  (never from arguments: they show in process lists)`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -35,6 +40,7 @@ const { positionals, values } = parseArgs({
     owner: { type: 'string' },
     role: { type: 'string', default: 'MEMBER' },
     name: { type: 'string', default: 'cli' },
+    variables: { type: 'string' },
   },
 });
 
@@ -81,6 +87,60 @@ async function run(identity: IdentityService, [noun, verb, ...args]: string[]): 
 }
 
 class UsageError extends Error {}
+
+/** Commands that act through the running platform's GraphQL API, as the holder of TRELLIS_API_KEY. */
+async function runThroughPlatform([noun, verb, ...args]: string[]): Promise<unknown> {
+  const key = process.env.TRELLIS_API_KEY;
+  if (!key) throw new UsageError('set TRELLIS_API_KEY to your API key');
+  const url = process.env.TRELLIS_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8080}`;
+  const call = async (query: string, variables: Record<string, unknown>) => {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await response.json()) as {
+      data?: unknown;
+      errors?: { message: string; extensions?: { issues?: { loc: (string | number)[]; msg: string }[] } }[];
+    };
+    if (body.errors?.length) {
+      const messages = body.errors.map((error) =>
+        [error.message, ...(error.extensions?.issues ?? []).map((issue) => `${issue.loc.join('.')}: ${issue.msg}`)].join(' — '),
+      );
+      throw new TrellisError(response.status === 200 ? 400 : response.status, 'BAD_REQUEST', messages.join('; '));
+    }
+    return body.data;
+  };
+  if (noun === 'graphql') {
+    const query = verb === '-' || verb === undefined ? await readStdin() : verb;
+    return call(query, values.variables ? (JSON.parse(values.variables) as Record<string, unknown>) : {});
+  }
+  if (noun === 'secret' && (verb === 'create' || verb === 'rotate')) {
+    const [team, name] = args;
+    if (!team || !name) throw new UsageError('usage: secret create|rotate <team> <name> (value on standard input)');
+    const value = (await readStdin()).replace(/\r?\n$/, '');
+    if (!value) throw new UsageError('the secret value is read from standard input, which was empty');
+    const field = verb === 'create' ? 'createSecret' : 'rotateSecret';
+    return call(`mutation($team: String!, $name: String!, $value: String!) { ${field}(team: $team, name: $name, value: $value) { name } }`, { team, name, value });
+  }
+  throw new UsageError(`unknown command "${[noun, verb].filter(Boolean).join(' ')}"`);
+}
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+if (positionals[0] === 'graphql' || positionals[0] === 'secret') {
+  try {
+    process.stdout.write(`${JSON.stringify(await runThroughPlatform(positionals), null, 2)}\n`);
+    process.exit(0);
+  } catch (error) {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n${error instanceof UsageError ? `${USAGE}\n` : ''}`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  }
+}
 
 const config = loadConfig();
 const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', name: 'trellis-cli' });

@@ -12,13 +12,14 @@ export interface NodeProcess {
 }
 
 /** Runs a TypeScript entry point of the repo as its own OS process (through tsx), capturing its output. */
-export function spawnEntry(entry: string, args: string[], env: Record<string, string>): NodeProcess {
+export function spawnEntry(entry: string, args: string[], env: Record<string, string>, options: { input?: string } = {}): NodeProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
     cwd: REPO_ROOT,
     // NODE_ENV=test (set by vitest) changes library behaviour (Apollo skips its signal handlers): run as users do.
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.input !== undefined) child.stdin?.end(options.input);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));

@@ -8,7 +8,11 @@ let databaseUrl: string;
 let platform: TestPlatform;
 
 async function cli(...args: string[]): Promise<{ code: number | string; output: string }> {
-  const run = spawnEntry('cli/index.ts', args, { DATABASE_URL: databaseUrl });
+  return cliWith({}, undefined, ...args);
+}
+
+async function cliWith(env: Record<string, string>, input: string | undefined, ...args: string[]) {
+  const run = spawnEntry('cli/index.ts', args, { DATABASE_URL: databaseUrl, ...env }, { input });
   const code = await run.exited;
   return { code, output: run.output() };
 }
@@ -54,5 +58,27 @@ describe('npm run cli', () => {
     expect(duplicate.output).toMatch(/User "carol" already exists/);
     const badName = await cli('project', 'create', 'research', 'no spaces');
     expect(badName.output).toMatch(/Project name "no spaces" is invalid/);
+  }, 60_000);
+
+  it('configures automations through the running platform: secrets from standard input, any GraphQL operation', async () => {
+    const env = { TRELLIS_URL: platform.url, TRELLIS_API_KEY: platform.adminKey };
+    const secret = await cliWith(env, 'tok-0123456789-very-secret\n', 'secret', 'create', 'trellis', 'HOOK_TOKEN');
+    expect(secret.code, secret.output).toBe(0);
+    expect(secret.output).not.toContain('tok-0123456789-very-secret');
+    const webhook = await cliWith(
+      env,
+      undefined,
+      'graphql',
+      'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { name } }',
+      '--variables',
+      JSON.stringify({ input: { team: 'trellis', name: 'ci-hook', endpointUrl: 'https://example.com/hook', accessTokenSecret: 'HOOK_TOKEN' } }),
+    );
+    expect(webhook.code, webhook.output).toBe(0);
+    expect(JSON.parse(webhook.output.slice(webhook.output.indexOf('{')))).toEqual({ createWebhook: { name: 'ci-hook' } });
+    const { body } = await platform.graphql('{ secrets(team: "trellis") { name } }');
+    expect(body.data.secrets).toEqual([{ name: 'HOOK_TOKEN' }]);
+    const denied = await cliWith({ ...env, TRELLIS_API_KEY: 'trl_wrong' }, 'x', 'secret', 'create', 'trellis', 'OTHER');
+    expect(denied.code).toBe(1);
+    expect(denied.output).toMatch(/API key/);
   }, 60_000);
 });
