@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../../platform/auth/principal.js';
-import { ValidationFailedError } from '../../../platform/errors.js';
 import {
   TRAINING_CHECKPOINT_SAVED_EVENT,
   TRAINING_RUN_FAILED_EVENT,
@@ -9,16 +8,14 @@ import {
   type TrainingCheckpointSavedPayload,
   type TrainingRunStartedPayload,
 } from '../../../platform/events/contracts.js';
-import { START_CURSOR, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
+import { PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
-import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import { ArtifactService } from '../artifact/artifact.service.js';
 import type { RegistryDatabase } from '../db/database.js';
 import { RunService } from '../run/run.service.js';
 import { RegistryStore, type RunRow } from '../store.js';
 
 const CONSUMER = 'training-runs';
-const RETRY_DELAY_MS = 1_000;
 const TYPES = new Set([TRAINING_RUN_STARTED_EVENT, TRAINING_CHECKPOINT_SAVED_EVENT, TRAINING_RUN_FINISHED_EVENT, TRAINING_RUN_FAILED_EVENT]);
 
 /**
@@ -29,52 +26,27 @@ const TYPES = new Set([TRAINING_RUN_STARTED_EVENT, TRAINING_CHECKPOINT_SAVED_EVE
  * cursor in one transaction, through the registry's own services — so they publish the events automations watch.
  * The submitter was authorized for the model's project when the job was created.
  */
-export class TrainingRunRecorder implements BackgroundWorker {
+export class TrainingRunRecorder extends PlatformEventConsumer {
   readonly name = 'registry-training-runs';
-  private events?: AsyncIterableIterator<PlatformEvent>;
-  private running?: Promise<void>;
-  private stopping = false;
 
   constructor(
     private readonly db: Kysely<RegistryDatabase>,
-    private readonly stream: PlatformEventStream,
-    private readonly logger: Logger,
-  ) {}
-
-  async start(): Promise<void> {
-    const cursor = await new RegistryStore(this.db).eventCursor(CONSUMER);
-    this.events = this.stream.subscribe(cursor ?? START_CURSOR, { filter: (event) => TYPES.has(event.type) });
-    this.running = this.consume(this.events);
+    stream: PlatformEventStream,
+    logger: Logger,
+  ) {
+    super(stream, TYPES, logger);
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.events?.return?.();
-    await this.running;
+  protected loadCursor(): Promise<string | undefined> {
+    return new RegistryStore(this.db).eventCursor(CONSUMER);
   }
 
-  private async consume(events: AsyncIterableIterator<PlatformEvent>): Promise<void> {
-    for await (const event of events) {
-      while (!this.stopping) {
-        try {
-          await this.record(event);
-          break;
-        } catch (error) {
-          if (error instanceof ValidationFailedError) {
-            // E.g. a model name the registry cannot use as a collection name: note it and move on.
-            this.logger.error({ err: error, event: event.id }, 'training event could not be recorded in the registry');
-            await new RegistryStore(this.db).saveEventCursor(CONSUMER, event.cursor);
-            break;
-          }
-          this.logger.warn({ err: error, event: event.id }, 'recording a training event failed; retrying');
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-        }
-      }
-      if (this.stopping) return;
-    }
+  /** E.g. a model name the registry cannot use as a collection name. */
+  protected passOver(event: PlatformEvent): Promise<void> {
+    return new RegistryStore(this.db).saveEventCursor(CONSUMER, event.cursor);
   }
 
-  private async record(event: PlatformEvent): Promise<void> {
+  protected async apply(event: PlatformEvent): Promise<void> {
     const payload = event.payload as unknown as TrainingRunStartedPayload;
     const entity = event.entity;
     const project = event.project!;

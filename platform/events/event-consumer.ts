@@ -1,0 +1,65 @@
+import { ValidationFailedError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { BackgroundWorker } from '../subgraph.js';
+import { START_CURSOR, type PlatformEvent } from './event.js';
+import type { PlatformEventStream } from './event-stream.js';
+
+const RETRY_DELAY_MS = 1_000;
+
+/**
+ * A subgraph's durable consumer of platform events (how one subgraph acts on another's changes without reading
+ * its tables). It follows the event types it handles from its stored cursor; `apply` must write the event's
+ * changes and the new cursor in one transaction, so a restart neither misses nor repeats an event. Transient
+ * failures are retried; an event that can never be applied (ValidationFailedError) is logged and passed over.
+ */
+export abstract class PlatformEventConsumer implements BackgroundWorker {
+  abstract readonly name: string;
+  private events?: AsyncIterableIterator<PlatformEvent>;
+  private running?: Promise<void>;
+  private stopping = false;
+
+  constructor(
+    private readonly stream: PlatformEventStream,
+    private readonly types: ReadonlySet<string>,
+    protected readonly logger: Logger,
+  ) {}
+
+  /** The cursor stored by the last `apply`/`passOver`, if any. */
+  protected abstract loadCursor(): Promise<string | undefined>;
+  /** Writes the event's changes and stores `event.cursor`, in one transaction. */
+  protected abstract apply(event: PlatformEvent): Promise<void>;
+  /** Stores `event.cursor` without applying the event. */
+  protected abstract passOver(event: PlatformEvent): Promise<void>;
+
+  async start(): Promise<void> {
+    const cursor = (await this.loadCursor()) ?? START_CURSOR;
+    this.events = this.stream.subscribe(cursor, { filter: (event) => this.types.has(event.type) });
+    this.running = this.consume(this.events);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.events?.return?.();
+    await this.running;
+  }
+
+  private async consume(events: AsyncIterableIterator<PlatformEvent>): Promise<void> {
+    for await (const event of events) {
+      while (!this.stopping) {
+        try {
+          await this.apply(event);
+          break;
+        } catch (error) {
+          if (error instanceof ValidationFailedError) {
+            this.logger.error({ err: error, event: event.id, consumer: this.name }, 'platform event cannot be applied; passing over it');
+            await this.passOver(event);
+            break;
+          }
+          this.logger.warn({ err: error, event: event.id, consumer: this.name }, 'applying a platform event failed; retrying');
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        }
+      }
+      if (this.stopping) return;
+    }
+  }
+}
