@@ -24,8 +24,10 @@ export function connectDatabase(url: string, options: { max?: number; applicatio
     application_name: options.applicationName ?? 'trellis',
     idleTimeoutMillis: 30_000,
   });
-  // An idle client that loses its server (restart, network) must not crash the process.
+  // A client that loses its server (restart, network) must not crash the process: idle clients report it on the
+  // pool, checked-out ones on themselves (their query in flight fails with the error anyway).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const root = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

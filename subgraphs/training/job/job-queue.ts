@@ -13,9 +13,8 @@ export const TRAINING_TASK = 'training_job';
  * queue exactly when it exists in the API.
  */
 export async function migrateJobQueue(pool: pg.Pool, logger: Logger): Promise<void> {
-  // graphile-worker insists that a client which loses its server mid-checkout cannot crash the process (it warns
-  // otherwise); the platform's pool already swallows idle-client errors, this covers checked-out ones the same way.
-  if (pool.listeners('connect').length === 0) pool.on('connect', (client) => client.on('error', () => undefined));
+  // graphile-worker checks that a client losing its server cannot crash the process: the platform's pool
+  // (platform/db/connection.ts) already guarantees that.
   await runMigrations({ pgPool: pool, logger: graphileLogger(logger) });
 }
 
