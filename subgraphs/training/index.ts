@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { withMigrationLock } from '../../platform/db/migrate.js';
 import { migrateEvents } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
@@ -47,7 +48,7 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
   // The queue's own schema (graphile_worker) must exist before the first job is created, in every process.
   onStart: async (_services, { db, logger }) => {
     await migrateEvents(db.root); // the outbox that checkpoints and runs are published through
-    await migrateJobQueue(db.pool, logger);
+    await withMigrationLock(db.root, () => migrateJobQueue(db.pool, logger));
   },
   workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
   onStop: (services) => services.chat.close(),
