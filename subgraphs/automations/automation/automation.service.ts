@@ -9,6 +9,7 @@ import {
 } from '../automations.schemas.js';
 import type { AutomationRow, AutomationsStore } from '../store.js';
 import { ACCESS_TOKEN_VARIABLE, validateTemplate } from './payload-template.js';
+import { compileUserRegex, InvalidUserRegexError } from './user-regex.js';
 
 const RUN_EVENTS = ['RUN_METRIC', 'RUN_METRIC_CHANGE', 'RUN_STATE'];
 
@@ -101,11 +102,8 @@ function checkEvent(scopeKind: 'PROJECT' | 'REGISTRY', event: AutomationEvent, r
   for (const field of ['aliasRegex', 'tagRegex'] as const) {
     const source = event[field];
     if (source) {
-      try {
-        new RegExp(source);
-      } catch (error) {
-        issue(field, `Invalid regular expression: ${(error as Error).message}`);
-      }
+      const problem = regexProblem(source);
+      if (problem) issue(field, problem);
     }
   }
   if (event.type === 'ADD_ARTIFACT_ALIAS' && !event.aliasRegex) issue('aliasRegex', 'ADD_ARTIFACT_ALIAS needs an alias regular expression');
@@ -118,11 +116,8 @@ function checkEvent(scopeKind: 'PROJECT' | 'REGISTRY', event: AutomationEvent, r
   }
   if (event.type === 'RUN_METRIC_CHANGE' && !event.changeAmount) issue('changeAmount', 'RUN_METRIC_CHANGE needs a positive change amount');
   if (runFilter.runNameRegex) {
-    try {
-      new RegExp(runFilter.runNameRegex);
-    } catch (error) {
-      issues.push({ loc: ['input', 'runFilter', 'runNameRegex'], msg: `Invalid regular expression: ${(error as Error).message}`, type: 'value_error' });
-    }
+    const problem = regexProblem(runFilter.runNameRegex);
+    if (problem) issues.push({ loc: ['input', 'runFilter', 'runNameRegex'], msg: problem, type: 'value_error' });
   }
   if ((runFilter.user || runFilter.runNameRegex) && !RUN_EVENTS.includes(event.type)) {
     issues.push({ loc: ['input', 'runFilter'], msg: 'Run filters apply only to run events (RUN_METRIC, RUN_METRIC_CHANGE, RUN_STATE)', type: 'value_error' });
@@ -130,3 +125,12 @@ function checkEvent(scopeKind: 'PROJECT' | 'REGISTRY', event: AutomationEvent, r
   return issues;
 }
 
+function regexProblem(source: string): string | undefined {
+  try {
+    compileUserRegex(source);
+    return undefined;
+  } catch (error) {
+    if (error instanceof InvalidUserRegexError) return `Invalid regular expression: ${error.message}`;
+    throw error;
+  }
+}

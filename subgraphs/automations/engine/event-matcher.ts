@@ -2,6 +2,7 @@ import type { PlatformEvent } from '../../../platform/events/index.js';
 import type { AutomationEvent, RunFilter } from '../automations.schemas.js';
 import type { EventVariables } from '../automation/payload-template.js';
 import type { AutomationRow } from '../store.js';
+import { userRegexMatches } from '../automation/user-regex.js';
 
 /** The parts of a registry event payload the engine reads (the payload is the registry's published contract). */
 interface EventPayload {
@@ -33,9 +34,9 @@ export function matchesFilters(automation: AutomationRow, event: PlatformEvent):
   const payload = payloadOf(event);
   switch (filter.type) {
     case 'ADD_ARTIFACT_ALIAS':
-      return payload.alias !== undefined && (!filter.aliasRegex || new RegExp(filter.aliasRegex).test(payload.alias));
+      return payload.alias !== undefined && (!filter.aliasRegex || userRegexMatches(filter.aliasRegex, payload.alias));
     case 'ADD_ARTIFACT_TAG':
-      return payload.tag !== undefined && (!filter.tagRegex || new RegExp(filter.tagRegex).test(payload.tag));
+      return payload.tag !== undefined && (!filter.tagRegex || userRegexMatches(filter.tagRegex, payload.tag));
     case 'RUN_STATE':
       return payload.state !== undefined && (filter.runStates ?? []).includes(payload.state as never) && matchesRun(automation, payload);
     case 'RUN_METRIC':
@@ -50,7 +51,7 @@ function matchesRun(automation: AutomationRow, payload: EventPayload): boolean {
   const runFilter = automation.run_filter as RunFilter;
   if (!payload.run) return false;
   if (runFilter.user && payload.run.author !== runFilter.user) return false;
-  if (runFilter.runNameRegex && !new RegExp(runFilter.runNameRegex).test(payload.run.name)) return false;
+  if (runFilter.runNameRegex && !userRegexMatches(runFilter.runNameRegex, payload.run.name)) return false;
   return true;
 }
 

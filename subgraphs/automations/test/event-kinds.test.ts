@@ -166,6 +166,20 @@ describe('automation events', () => {
     await receiver.waitFor(1, (r) => r.path === '/toggle');
     expect(bodiesAt('/toggle')).toEqual([{ tag: 'toggle', v: 'trellis/default/toggle:v1' }]);
   });
+
+  it('a catastrophic-backtracking tag regex neither stalls the engine nor blocks other automations on the same event', async () => {
+    // With JavaScript's backtracking RegExp, ^(a+)+$ against 40 a's and a '-' takes ~2^40 steps: the engine would hang.
+    const evilHook = await hook('evil');
+    const goodHook = await hook('good');
+    await createAutomation(platform, { name: 'evil', event: { type: 'ADD_ARTIFACT_TAG', tagRegex: '^(a+)+$' }, webhookId: evilHook, payload: '{"tag":"${tag}"}' });
+    await createAutomation(platform, { name: 'good', event: { type: 'ADD_ARTIFACT_TAG', tagRegex: '-$' }, webhookId: goodHook, payload: '{"tag":"${tag}"}' });
+    const tag = `${'a'.repeat(40)}-`;
+    await createVersion(platform, { collection: 'redos', tags: [tag, 'aaaa'] });
+    await receiver.waitFor(1, (r) => r.path === '/good');
+    await receiver.waitFor(1, (r) => r.path === '/evil');
+    expect(bodiesAt('/good')).toEqual([{ tag }]);
+    expect(bodiesAt('/evil')).toEqual([{ tag: 'aaaa' }]);
+  });
 });
 
 describe('automation configuration', () => {
@@ -195,6 +209,9 @@ describe('automation configuration', () => {
     };
     expect(await attempt({ event: { type: 'ADD_ARTIFACT_ALIAS', aliasRegex: '([a-z' } })).toMatch(/Invalid regular expression/);
     expect(await attempt({ event: { type: 'ADD_ARTIFACT_ALIAS' } })).toMatch(/needs an alias regular expression/);
+    // Patterns use RE2 semantics (linear-time matching): backreferences and lookaround are refused when saved.
+    expect(await attempt({ event: { type: 'ADD_ARTIFACT_TAG', tagRegex: '(a)\\1' } })).toMatch(/Invalid regular expression.*RE2 syntax/);
+    expect(await attempt({ event: { type: 'RUN_STATE' }, runFilter: { runNameRegex: '^(?!tmp)' } })).toMatch(/Invalid regular expression/);
     expect(await attempt({ payload: '{"x": "${nope}"}' })).toMatch(/Unknown payload variable \$\{nope\}/);
     expect(await attempt({ payload: '{"x": "${ACCESS_TOKEN}"}' })).toMatch(/Unknown payload variable \$\{ACCESS_TOKEN\}/);
     expect(await attempt({ scopeKind: 'REGISTRY', scopeName: 'models', event: { type: 'RUN_STATE' } })).toMatch(/cannot be watched in a registry/);
