@@ -6,6 +6,10 @@ import { SUBGRAPHS } from '../../../subgraphs/index.js';
 import { createTestDatabase } from '../../support/database.js';
 import { spawnEntry, waitForHttp, type NodeProcess } from '../../support/processes.js';
 import { ADMIN_KEY } from '../../support/platform.js';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { TEST_ENV } from '../../../subgraphs/automations/test/helpers.js';
+import { Receiver } from '../../../subgraphs/automations/test/receiver.js';
 
 /**
  * The docker-compose topology as plain OS processes on loopback: one process per subgraph and a gateway process
@@ -15,10 +19,12 @@ const processes: NodeProcess[] = [];
 const subgraphUrls: Record<string, string> = {};
 const secret = randomBytes(32).toString('hex');
 let gatewayUrl: string;
+let receiver: Receiver;
 
 beforeAll(async () => {
   const databaseUrl = await createTestDatabase();
-  const common = { DATABASE_URL: databaseUrl, TRELLIS_INTERNAL_SECRET: secret, HOST: '127.0.0.1', TRELLIS_BOOTSTRAP_API_KEY: ADMIN_KEY };
+  receiver = await new Receiver().start();
+  const common = { ...TEST_ENV, DATABASE_URL: databaseUrl, TRELLIS_INTERNAL_SECRET: secret, HOST: '127.0.0.1', TRELLIS_BOOTSTRAP_API_KEY: ADMIN_KEY };
   for (const subgraph of SUBGRAPHS) {
     const port = await freePort();
     const service = spawnEntry('platform/serve-subgraph.ts', [subgraph.name], { ...common, PORT: String(port) });
@@ -42,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const process of processes) process.kill('SIGTERM');
   await Promise.all(processes.map((process) => process.exited));
+  await receiver?.close();
 });
 
 async function graphql(url: string, query: string, headers: Record<string, string> = {}) {
@@ -81,4 +88,59 @@ describe('distributed topology', () => {
     expect(signed.status).toBe(200);
     expect(signed.body.data._service.sdl).toContain('callCount');
   });
+
+  it('runs webhook automations across processes: registry events reach the automations service, which delivers and streams them over graphql-ws', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+    const gql = async (query: string, variables: Record<string, unknown>) => {
+      const response = await fetch(`${gatewayUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify({ query, variables }) });
+      const body = (await response.json()) as any;
+      expect(body.errors).toBeUndefined();
+      return body.data;
+    };
+    // Dashboards subscribe on the automations service's own port (the gateway cannot serve subscriptions).
+    const client = createClient({
+      url: subgraphUrls.automations!.replace('http', 'ws').replace('/graphql', '/graphql/ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${ADMIN_KEY}` },
+      retryAttempts: 0,
+    });
+    const streamed: { type: string; payload: any }[] = [];
+    const twoEvents = new Promise<void>((resolve, reject) => {
+      client.subscribe(
+        { query: 'subscription { platformEvents { type payload } }' },
+        {
+          next: (value) => {
+            if (value.errors) reject(new Error(JSON.stringify(value.errors)));
+            streamed.push((value.data as any).platformEvents);
+            if (streamed.length === 2) resolve();
+          },
+          error: (error) => reject(error instanceof Error ? error : new Error(JSON.stringify(error))),
+          complete: () => undefined,
+        },
+      );
+    });
+    try {
+      const { createWebhook } = await gql('mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { id } }', {
+        input: { team: 'trellis', name: 'distributed', endpointUrl: receiver.url('/distributed') },
+      });
+      await gql('mutation($input: CreateAutomationInput!) { createAutomation(input: $input) { id } }', {
+        input: {
+          entity: 'trellis', scopeKind: 'PROJECT', scopeName: 'default', name: 'on-tag', webhookId: createWebhook.id,
+          event: { type: 'ADD_ARTIFACT_TAG', tagRegex: '^ship$' }, payload: '{"tag":"${tag}","version":"${artifact_version_string}"}',
+        },
+      });
+      await gql('mutation($input: CreateArtifactVersionInput!) { createArtifactVersion(input: $input) { id } }', {
+        input: { entity: 'trellis', project: 'default', collection: 'dist', tags: ['ship'] },
+      });
+      const [delivery] = await receiver.waitFor(1, (r) => r.path === '/distributed', 20_000);
+      expect(JSON.parse(delivery!.body)).toEqual({ tag: 'ship', version: 'trellis/default/dist:v0' });
+      await twoEvents;
+      expect(streamed.map((event) => [event.type, event.payload.tag ?? null])).toEqual([
+        ['CREATE_ARTIFACT', null],
+        ['ADD_ARTIFACT_TAG', 'ship'],
+      ]);
+    } finally {
+      await client.dispose();
+    }
+  }, 60_000);
 });
