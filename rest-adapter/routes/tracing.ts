@@ -7,6 +7,7 @@ import {
   CallStartBody,
   CallUpdateBody,
   CallsQueryBody,
+  CallsQueryStatsBody,
   CompletedCallsBody,
   V2CallEndBody,
   V2CallStartBody,
@@ -66,6 +67,8 @@ function callFilterOf(filter: CallsFilter | null | undefined) {
   if (!filter) return null;
   return {
     opNames: filter.op_names,
+    inputRefs: filter.input_refs,
+    outputRefs: filter.output_refs,
     parentIds: filter.parent_ids,
     traceIds: filter.trace_ids,
     callIds: filter.call_ids,
@@ -77,9 +80,10 @@ function callFilterOf(filter: CallsFilter | null | undefined) {
   };
 }
 
-const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!]) {
+const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
+  $query: JSONObject) {
   project(entity: $entity, name: $project) {
-    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy) { nodes { ${CALL_FIELDS} } pageInfo { hasNextPage endCursor } }
+    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query) { nodes { ${CALL_FIELDS} } pageInfo { hasNextPage endCursor } }
   }
 }`;
 
@@ -91,6 +95,7 @@ function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: n
     first: Math.min(pageSize, body.limit ?? pageSize),
     after: cursor ?? (body.offset ? Buffer.from(`offset:${body.offset}`).toString('base64url') : null),
     sortBy: body.sort_by ?? null,
+    query: body.query ?? null,
   };
 }
 
@@ -288,6 +293,21 @@ export const tracingRoutes = [
         const done = body.limit !== undefined && body.limit !== null && consumed >= body.limit;
         return { items: calls.nodes.map(toWeaveCall), nextCursor: done ? null : nextCursor };
       },
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/calls/query_stats',
+    summary: 'Count the calls a filter and query select',
+    schema: { body: CallsQueryStatsBody },
+    operation: `query TraceCallsQueryStats($entity: String!, $project: String!, $filter: CallFilter, $query: JSONObject) {
+      project(entity: $entity, name: $project) { callCount(filter: $filter, query: $query) }
+    }`,
+    variables: ({ body }) => ({ ...split(body.project_id), filter: callFilterOf(body.filter), query: body.query ?? null }),
+    response: (data, { body }) => {
+      const count = data.project?.callCount ?? 0;
+      return { count: body.limit === undefined || body.limit === null ? count : Math.min(count, body.limit) };
     },
   }),
   defineRoute({

@@ -2,9 +2,9 @@ import { Arg, Ctx, FieldResolver, Float, Int, Resolver, Root } from 'type-graphq
 import { requireTeamMember } from '../../../platform/auth/authorize.js';
 import { BadRequestError } from '../../../platform/errors.js';
 import { defineProjectRef } from '../../../platform/graphql/entity-refs.js';
+import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { CALL_SORT_FIELDS, MAX_CALLS_PAGE, type CallSortField } from '../call/call.schemas.js';
-import type { CallSort } from '../call/call.store.js';
+import { MAX_CALLS_PAGE } from '../call/call.schemas.js';
 import { Call, CallConnection, CallFilter, CallSortInput, toCall } from '../call/call.type.js';
 import { Feedback, FeedbackAggregate, toFeedback } from '../feedback/feedback.type.js';
 import { TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
@@ -14,15 +14,22 @@ import type { TracingServices } from '../services.js';
 export const Project = defineProjectRef();
 export type Project = InstanceType<typeof Project>;
 
+const QUERY_DESCRIPTION = 'Weave query expression {"$expr": …} ($and $or $not $eq $gt $gte $in $contains $getField $literal $convert); see docs/tracing.md';
+
 
 /** Reads of the tracing family, as fields of the Project entity that identity owns. */
 @Resolver(() => Project)
 export class TracingProjectResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @FieldResolver(() => Int, { description: 'Number of calls recorded in the project' })
-  callCount(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<number> {
-    return this.services.calls.count(projectIdOf(project, context));
+  @FieldResolver(() => Int, { description: 'Number of calls in the project that filter and query select (POST /calls/query_stats)' })
+  callCount(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('filter', () => CallFilter, { nullable: true }) filter: CallFilter | null,
+    @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
+  ): Promise<number> {
+    return this.services.calls.count(projectIdOf(project, context), { filter, query });
   }
 
   @FieldResolver(() => Call, { nullable: true })
@@ -39,10 +46,11 @@ export class TracingProjectResolver {
     @Arg('first', () => Int, { nullable: true, defaultValue: 100 }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Arg('sortBy', () => [CallSortInput], { nullable: true }) sortBy: CallSortInput[] | null,
+    @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
   ): Promise<CallConnection> {
     if (first < 0 || first > MAX_CALLS_PAGE) throw new BadRequestError(`first must be between 0 and ${MAX_CALLS_PAGE}`);
     const offset = decodeCursor(after);
-    const rows = await this.services.calls.query(projectIdOf(project, context), filter ?? {}, toSort(sortBy), first + 1, offset);
+    const rows = await this.services.calls.search(projectIdOf(project, context), { filter, query, sortBy }, first + 1, offset);
     const nodes = rows.slice(0, first).map(toCall);
     const hasNextPage = rows.length > first;
     return { nodes, pageInfo: { hasNextPage, endCursor: hasNextPage ? encodeCursor(offset + first) : null } };
@@ -197,16 +205,6 @@ function projectIdOf(project: Project, context: GraphQLContext): string {
 
 function clamp(limit: number): number {
   return Math.min(Math.max(0, limit), MAX_CALLS_PAGE);
-}
-
-function toSort(sortBy: CallSortInput[] | null): CallSort[] {
-  const sort: CallSort[] = [];
-  for (const { field, direction } of sortBy ?? []) {
-    if (direction !== 'asc' && direction !== 'desc') throw new BadRequestError(`sort direction must be asc or desc, got "${direction}"`);
-    // Sorting by fields we do not index (summary.*, feedback.*) is ignored rather than refused: SDKs send them.
-    if ((CALL_SORT_FIELDS as readonly string[]).includes(field)) sort.push({ field: field as CallSortField, direction });
-  }
-  return sort.length > 0 ? sort : [{ field: 'started_at', direction: 'asc' }];
 }
 
 function encodeCursor(offset: number): string {
