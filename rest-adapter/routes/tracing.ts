@@ -452,16 +452,17 @@ export const tracingRoutes = [
     family: 'tracing',
     method: 'POST',
     path: '/feedback/query',
-    summary: 'List feedback (oldest first unless sort_by created_at desc)',
+    summary: 'List feedback: `query` selects, `sort_by` orders (then oldest first)',
     schema: { body: FeedbackQueryBody },
-    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $limit: Int, $offset: Int, $newestFirst: Boolean) {
-      project(entity: $entity, name: $project) { feedback(limit: $limit, offset: $offset, newestFirst: $newestFirst) { ${FEEDBACK_FIELDS} } }
+    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $limit: Int, $offset: Int, $query: JSONObject, $sortBy: [FeedbackSortInput!]) {
+      project(entity: $entity, name: $project) { feedback(limit: $limit, offset: $offset, query: $query, sortBy: $sortBy) { ${FEEDBACK_FIELDS} } }
     }`,
     variables: ({ body }) => ({
       ...split(body.project_id),
       limit: body.limit ?? 1000,
       offset: body.offset ?? 0,
-      newestFirst: body.sort_by?.[0]?.direction === 'desc',
+      query: body.query ?? null,
+      sortBy: body.sort_by ?? null,
     }),
     response: (data) => ({ result: (data.project?.feedback ?? []).map(toWeaveFeedback) }),
   }),

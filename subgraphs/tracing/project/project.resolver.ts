@@ -6,6 +6,7 @@ import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { MAX_CALLS_PAGE } from '../call/call.schemas.js';
 import { Call, CallConnection, CallFilter, CallSortInput, toCall } from '../call/call.type.js';
+import { FeedbackSortInput } from '../feedback/feedback-sort.type.js';
 import { Feedback, FeedbackAggregate, toFeedback } from '../feedback/feedback.type.js';
 import { TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
 import { Score, toScore } from '../score/score.type.js';
@@ -137,9 +138,13 @@ export class TracingProjectResolver {
     @Arg('limit', () => Int, { nullable: true, defaultValue: 1000 }) limit: number,
     @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
     @Arg('newestFirst', () => Boolean, { nullable: true, defaultValue: false }) newestFirst: boolean,
+    @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
+    @Arg('sortBy', () => [FeedbackSortInput], { nullable: true, description: 'Sort keys before the creation order' }) sortBy: FeedbackSortInput[] | null,
   ): Promise<Feedback[]> {
     const rows = await this.services.feedback.query(projectIdOf(project, context), {
       weaveRefs,
+      query,
+      sortBy,
       limit: clamp(limit),
       offset: Math.max(0, offset),
       descending: newestFirst,
