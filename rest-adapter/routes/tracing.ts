@@ -345,9 +345,12 @@ export const tracingRoutes = [
     path: '/objs/query',
     summary: 'Query objects',
     schema: { body: ObjQueryBody },
-    operation: `query TraceObjsQuery($entity: String!, $project: String!, $objectIds: [String!], $latestOnly: Boolean, $classes: [String!], $isOp: Boolean, $limit: Int, $offset: Int) {
+    operation: `query TraceObjsQuery($entity: String!, $project: String!, $objectIds: [String!], $latestOnly: Boolean, $classes: [String!], $isOp: Boolean,
+      $limit: Int, $offset: Int, $sortBy: [ObjectSortInput!], $withVal: Boolean!) {
       project(entity: $entity, name: $project) {
-        traceObjects(objectIds: $objectIds, latestOnly: $latestOnly, baseObjectClasses: $classes, isOp: $isOp, limit: $limit, offset: $offset) { ${OBJECT_FIELDS} }
+        traceObjects(objectIds: $objectIds, latestOnly: $latestOnly, baseObjectClasses: $classes, isOp: $isOp, limit: $limit, offset: $offset, sortBy: $sortBy) {
+          ${OBJECT_FIELDS.replace(' val ', ' val @include(if: $withVal) ')}
+        }
       }
     }`,
     variables: ({ body }) => ({
@@ -358,8 +361,11 @@ export const tracingRoutes = [
       isOp: body.filter?.is_op ?? null,
       limit: body.limit ?? MAX_CALLS_PAGE,
       offset: body.offset ?? 0,
+      sortBy: body.sort_by ?? null,
+      // metadata_only: the objects without their (possibly large) values, which are answered as {}.
+      withVal: body.metadata_only !== true,
     }),
-    response: (data) => ({ objs: (data.project?.traceObjects ?? []).map(toWeaveObject) }),
+    response: (data) => ({ objs: (data.project?.traceObjects ?? []).map((obj: Record<string, any>) => toWeaveObject({ val: {}, ...obj })) }),
   }),
   defineRoute({
     family: 'tracing',

@@ -8,7 +8,7 @@ import { MAX_CALLS_PAGE } from '../call/call.schemas.js';
 import { Call, CallConnection, CallFilter, CallSortInput, toCall } from '../call/call.type.js';
 import { FeedbackSortInput } from '../feedback/feedback-sort.type.js';
 import { Feedback, FeedbackAggregate, toFeedback } from '../feedback/feedback.type.js';
-import { TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
+import { ObjectSortInput, TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
 import { Score, toScore } from '../score/score.type.js';
 import type { TracingServices } from '../services.js';
 
@@ -102,12 +102,14 @@ export class TracingProjectResolver {
     @Arg('isOp', () => Boolean, { nullable: true }) isOp: boolean | null,
     @Arg('limit', () => Int, { nullable: true, defaultValue: 1000 }) limit: number,
     @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
+    @Arg('sortBy', () => [ObjectSortInput], { nullable: true, description: 'Before the name and version order' }) sortBy: ObjectSortInput[] | null,
   ): Promise<TraceObject[]> {
     const rows = await this.services.objects.queryObjects(
       projectIdOf(project, context),
       { objectIds, latestOnly, baseObjectClasses, isOp },
       clamp(limit),
       Math.max(0, offset),
+      sortBy,
     );
     return rows.map(toTraceObject);
   }
