@@ -53,7 +53,8 @@ function toWeaveCall(call: Record<string, any>) {
     attributes: call.attributes ?? {},
     inputs: call.inputs ?? {},
     output: call.output,
-    summary: call.summary,
+    // include_feedback: Weave answers a call's feedback under summary.weave.feedback.
+    summary: call.feedback ? { ...call.summary, weave: { ...call.summary?.weave, feedback: call.feedback.map(toWeaveFeedback) } } : call.summary,
     exception: call.exception,
     otel_dump: call.otelDump,
     wb_user_id: call.wbUserId,
@@ -80,10 +81,16 @@ function callFilterOf(filter: CallsFilter | null | undefined) {
   };
 }
 
+const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runnableRef callRef triggerRef annotationRef wbUserId createdAt
+  scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
+
 const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
-  $query: JSONObject) {
+  $query: JSONObject, $withFeedback: Boolean = false) {
   project(entity: $entity, name: $project) {
-    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query) { nodes { ${CALL_FIELDS} } pageInfo { hasNextPage endCursor } }
+    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query) {
+      nodes { ${CALL_FIELDS} feedback @include(if: $withFeedback) { ${FEEDBACK_FIELDS} } }
+      pageInfo { hasNextPage endCursor }
+    }
   }
 }`;
 
@@ -96,11 +103,10 @@ function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: n
     after: cursor ?? (body.offset ? Buffer.from(`offset:${body.offset}`).toString('base64url') : null),
     sortBy: body.sort_by ?? null,
     query: body.query ?? null,
+    withFeedback: body.include_feedback === true,
   };
 }
 
-const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runnableRef callRef triggerRef annotationRef wbUserId createdAt
-  scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
 
 function toWeaveFeedback(feedback: Record<string, any>) {
   return {

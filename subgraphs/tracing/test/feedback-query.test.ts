@@ -86,3 +86,21 @@ describe('calls by their feedback (feedback.[type].payload.*)', () => {
     expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'sort_by', 0, 'field'], msg: expect.stringContaining('not a feedback field') });
   });
 });
+
+describe('include_feedback', () => {
+  it('answers each call\'s feedback under summary.weave.feedback, and nothing extra without it', async () => {
+    const res = await traces(platform, '/calls/query', { project_id: P, include_feedback: true, sort_by: [{ field: 'id', direction: 'asc' }] });
+    const feedbackOf = (call: any) => call.summary?.weave?.feedback?.map((f: any) => f.feedback_type);
+    expect(res.body.calls.map(feedbackOf)).toEqual([
+      ['wandb.reaction.1', 'wandb.runnable.Judge', 'wandb.runnable.Judge'],
+      ['wandb.reaction.1', 'wandb.runnable.Judge'],
+      ['wandb.runnable.Judge'],
+    ]);
+    expect(res.body.calls[0].summary.weave.feedback[0]).toMatchObject({ weave_ref: callRef('f1'), payload: { emoji: '👍', note: 'Great answer' } });
+    const stream = await traces(platform, '/calls/stream_query', { project_id: P, include_feedback: true, query: { $expr: { $eq: [field('id'), lit('f3')] } } });
+    // One JSON line: the test helper has already parsed it.
+    expect(feedbackOf(stream.body)).toEqual(['wandb.runnable.Judge']);
+    const plain = await traces(platform, '/calls/query', { project_id: P });
+    expect(plain.body.calls.map((call: any) => call.summary?.weave)).toEqual([undefined, undefined, undefined]);
+  });
+});
