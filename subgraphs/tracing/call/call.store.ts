@@ -173,8 +173,9 @@ export const callStore = {
 /** The calls of a project that the filter and the condition select. */
 function selectCalls(db: Db, projectId: string, { filter, condition }: CallsSelection): SelectQueryBuilder<TracingDatabase, 'calls', object> {
   let query = db.selectFrom('calls').where('project_id', '=', projectId);
+  // One array parameter per list, so a list of any length fits PostgreSQL's 65,535 parameters.
   const anyOf = (column: 'parent_id' | 'trace_id' | 'id' | 'thread_id' | 'turn_id' | 'wb_user_id' | 'wb_run_id' | 'kind', values?: string[] | null) => {
-    if (values && values.length > 0) query = query.where(column, 'in', values as never[]);
+    if (values && values.length > 0) query = query.where(sql<SqlBool>`${sql.ref(column)} = any(${values}::text[])`);
   };
   anyOf('parent_id', filter.parentIds);
   anyOf('trace_id', filter.traceIds);

@@ -34,9 +34,17 @@ export type QueryNode =
 const OPERATIONS = ['$and', '$or', '$not', '$eq', '$gt', '$gte', '$in', '$contains'] as const;
 const OPERANDS = ['$literal', '$getField', '$convert', ...OPERATIONS] as const;
 
+/**
+ * Bounds of one expression: nesting (the parser and compiler recurse) and operands (each may bind a few SQL
+ * parameters, and PostgreSQL takes at most 65,535 per statement). A `$in` list of literals is one parameter.
+ */
+export const MAX_QUERY_DEPTH = 64;
+export const MAX_QUERY_OPERANDS = 5_000;
+
 /** A syntax problem; collected so one response lists them all, like pydantic. */
 class QuerySyntax {
   readonly issues: ValidationIssue[] = [];
+  operands = 0;
   fail(loc: Loc, msg: string, type: string): null {
     this.issues.push({ loc, msg, type });
     return null;
@@ -62,8 +70,14 @@ export function parseQuery(value: unknown, loc: Loc): QueryNode | null {
   return root;
 }
 
-function parseOperand(value: unknown, loc: Loc, syntax: QuerySyntax, operationOnly = false): QueryNode | null {
+function parseOperand(value: unknown, loc: Loc, syntax: QuerySyntax, operationOnly = false, depth = 0): QueryNode | null {
+  if (depth > MAX_QUERY_DEPTH) return syntax.fail(loc, `The expression is nested more than ${MAX_QUERY_DEPTH} levels deep`, 'value_error');
+  if (++syntax.operands > MAX_QUERY_OPERANDS) {
+    if (syntax.operands === MAX_QUERY_OPERANDS + 1) syntax.fail(loc, `The expression has more than ${MAX_QUERY_OPERANDS} operands`, 'value_error');
+    return null;
+  }
   const allowed: readonly string[] = operationOnly ? OPERATIONS : OPERANDS;
+  const child = (item: unknown, at: Loc) => parseOperand(item, at, syntax, false, depth + 1);
   if (!isPlainObject(value) || Object.keys(value).length !== 1) {
     return syntax.fail(loc, `Input should be an object with exactly one operator: ${allowed.join(', ')}`, 'value_error');
   }
@@ -82,7 +96,7 @@ function parseOperand(value: unknown, loc: Loc, syntax: QuerySyntax, operationOn
     case '$convert': {
       const spec = parseSpec(arg, at, syntax, ['input', 'to'], []);
       if (!spec) return null;
-      const input = parseOperand(spec.input, [...at, 'input'], syntax);
+      const input = child(spec.input, [...at, 'input']);
       if (!(CONVERT_TARGETS as readonly unknown[]).includes(spec.to)) {
         return syntax.fail([...at, 'to'], `Input should be ${CONVERT_TARGETS.map((t) => `'${t}'`).join(', ')}`, 'enum');
       }
@@ -92,12 +106,12 @@ function parseOperand(value: unknown, loc: Loc, syntax: QuerySyntax, operationOn
     case '$or': {
       const items = parseList(arg, at, syntax, 1);
       if (!items) return null;
-      const operands = items.map((item, i) => parseOperand(item, [...at, i], syntax));
+      const operands = items.map((item, i) => child(item, [...at, i]));
       return operands.every(isNode) ? { op, operands, loc: at } : null;
     }
     case '$not': {
       const items = parseList(arg, at, syntax, 1, 1);
-      const operand = items && parseOperand(items[0], [...at, 0], syntax);
+      const operand = items && child(items[0], [...at, 0]);
       return operand ? { op, operand, loc: at } : null;
     }
     case '$eq':
@@ -105,23 +119,23 @@ function parseOperand(value: unknown, loc: Loc, syntax: QuerySyntax, operationOn
     case '$gte': {
       const items = parseList(arg, at, syntax, 2, 2);
       if (!items) return null;
-      const left = parseOperand(items[0], [...at, 0], syntax);
-      const right = parseOperand(items[1], [...at, 1], syntax);
+      const left = child(items[0], [...at, 0]);
+      const right = child(items[1], [...at, 1]);
       return left && right ? { op, left, right, loc: at } : null;
     }
     case '$in': {
       const items = parseList(arg, at, syntax, 2, 2);
       if (!items) return null;
-      const left = parseOperand(items[0], [...at, 0], syntax);
+      const left = child(items[0], [...at, 0]);
       const candidates = parseList(items[1], [...at, 1], syntax, 0);
-      const list = (candidates ?? []).map((item, i) => parseOperand(item, [...at, 1, i], syntax));
+      const list = (candidates ?? []).map((item, i) => child(item, [...at, 1, i]));
       return left && candidates && list.every(isNode) ? { op, left, list, loc: at } : null;
     }
     case '$contains': {
       const spec = parseSpec(arg, at, syntax, ['input', 'substr'], ['case_insensitive']);
       if (!spec) return null;
-      const input = parseOperand(spec.input, [...at, 'input'], syntax);
-      const substr = parseOperand(spec.substr, [...at, 'substr'], syntax);
+      const input = child(spec.input, [...at, 'input']);
+      const substr = child(spec.substr, [...at, 'substr']);
       const caseInsensitive = spec.case_insensitive ?? false;
       if (caseInsensitive !== null && typeof caseInsensitive !== 'boolean') {
         return syntax.fail([...at, 'case_insensitive'], 'Input should be a valid boolean', 'bool_type');

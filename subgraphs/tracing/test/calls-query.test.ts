@@ -199,6 +199,20 @@ describe('invalid queries are 422s that point into the body', () => {
     expect((await detail({ query: { $expr: { $eq: [field('summary.weave.nope'), lit(1)] } } }))[0].msg).toContain('status, latency_ms, trace_name');
   });
 
+  it('bounds the nesting and the size of an expression; filter lists of any length are one parameter', async () => {
+    let deep: unknown = { $eq: [field('id'), lit('c1')] };
+    for (let i = 0; i < 100; i++) deep = { $not: [deep] };
+    expect((await detail({ query: { $expr: deep } }))[0]).toMatchObject({ msg: expect.stringContaining('nested more than 64 levels') });
+    const wide = { $or: Array.from({ length: 6000 }, (_, i) => ({ $eq: [field('id'), lit(`x${i}`)] })) };
+    expect(await detail({ query: { $expr: wide } })).toEqual([expect.objectContaining({ msg: expect.stringContaining('more than 5000 operands') })]);
+    const callIds = [...Array.from({ length: 70_000 }, (_, i) => `none-${i}`), 'c3'];
+    const many = await traces(platform, '/calls/query', { project_id: P, filter: { call_ids: callIds } });
+    expect(many.status).toBe(200);
+    expect(many.body.calls.map((call: { id: string }) => call.id)).toEqual(['c3']);
+    const longIn = await ids({ $in: [field('id'), [...callIds.slice(0, 4000).map(lit), lit('c4')]] });
+    expect(longIn).toEqual(['c4']);
+  });
+
   it('the query wrapper, sort_by fields and every route that takes a query', async () => {
     expect(await detail({ query: { $expr: { $eq: [field('id'), lit('a')] }, extra: 1 } })).toContainEqual(expect.objectContaining({ loc: ['body', 'query', 'extra'], type: 'extra_forbidden' }));
     expect(await detail({ query: {} })).toContainEqual(expect.objectContaining({ loc: ['body', 'query', '$expr'], type: 'missing' }));
