@@ -7,6 +7,7 @@ import {
   CallStartBody,
   CallUpdateBody,
   CallsQueryBody,
+  CallsQueryStatsBody,
   CompletedCallsBody,
   V2CallEndBody,
   V2CallStartBody,
@@ -52,7 +53,8 @@ function toWeaveCall(call: Record<string, any>) {
     attributes: call.attributes ?? {},
     inputs: call.inputs ?? {},
     output: call.output,
-    summary: call.summary,
+    // include_feedback: Weave answers a call's feedback under summary.weave.feedback.
+    summary: call.feedback ? { ...call.summary, weave: { ...call.summary?.weave, feedback: call.feedback.map(toWeaveFeedback) } } : call.summary,
     exception: call.exception,
     otel_dump: call.otelDump,
     wb_user_id: call.wbUserId,
@@ -66,6 +68,8 @@ function callFilterOf(filter: CallsFilter | null | undefined) {
   if (!filter) return null;
   return {
     opNames: filter.op_names,
+    inputRefs: filter.input_refs,
+    outputRefs: filter.output_refs,
     parentIds: filter.parent_ids,
     traceIds: filter.trace_ids,
     callIds: filter.call_ids,
@@ -77,9 +81,16 @@ function callFilterOf(filter: CallsFilter | null | undefined) {
   };
 }
 
-const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!]) {
+const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runnableRef callRef triggerRef annotationRef wbUserId createdAt
+  scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
+
+const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
+  $query: JSONObject, $withFeedback: Boolean = false) {
   project(entity: $entity, name: $project) {
-    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy) { nodes { ${CALL_FIELDS} } pageInfo { hasNextPage endCursor } }
+    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query) {
+      nodes { ${CALL_FIELDS} feedback @include(if: $withFeedback) { ${FEEDBACK_FIELDS} } }
+      pageInfo { hasNextPage endCursor }
+    }
   }
 }`;
 
@@ -91,11 +102,11 @@ function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: n
     first: Math.min(pageSize, body.limit ?? pageSize),
     after: cursor ?? (body.offset ? Buffer.from(`offset:${body.offset}`).toString('base64url') : null),
     sortBy: body.sort_by ?? null,
+    query: body.query ?? null,
+    withFeedback: body.include_feedback === true,
   };
 }
 
-const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runnableRef callRef triggerRef annotationRef wbUserId createdAt
-  scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
 
 function toWeaveFeedback(feedback: Record<string, any>) {
   return {
@@ -293,6 +304,21 @@ export const tracingRoutes = [
   defineRoute({
     family: 'tracing',
     method: 'POST',
+    path: '/calls/query_stats',
+    summary: 'Count the calls a filter and query select',
+    schema: { body: CallsQueryStatsBody },
+    operation: `query TraceCallsQueryStats($entity: String!, $project: String!, $filter: CallFilter, $query: JSONObject) {
+      project(entity: $entity, name: $project) { callCount(filter: $filter, query: $query) }
+    }`,
+    variables: ({ body }) => ({ ...split(body.project_id), filter: callFilterOf(body.filter), query: body.query ?? null }),
+    response: (data, { body }) => {
+      const count = data.project?.callCount ?? 0;
+      return { count: body.limit === undefined || body.limit === null ? count : Math.min(count, body.limit) };
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
     path: '/obj/create',
     summary: 'Create an object version (content-addressed)',
     schema: { body: ObjCreateBody },
@@ -325,9 +351,12 @@ export const tracingRoutes = [
     path: '/objs/query',
     summary: 'Query objects',
     schema: { body: ObjQueryBody },
-    operation: `query TraceObjsQuery($entity: String!, $project: String!, $objectIds: [String!], $latestOnly: Boolean, $classes: [String!], $isOp: Boolean, $limit: Int, $offset: Int) {
+    operation: `query TraceObjsQuery($entity: String!, $project: String!, $objectIds: [String!], $latestOnly: Boolean, $classes: [String!], $isOp: Boolean,
+      $limit: Int, $offset: Int, $sortBy: [ObjectSortInput!], $withVal: Boolean!) {
       project(entity: $entity, name: $project) {
-        traceObjects(objectIds: $objectIds, latestOnly: $latestOnly, baseObjectClasses: $classes, isOp: $isOp, limit: $limit, offset: $offset) { ${OBJECT_FIELDS} }
+        traceObjects(objectIds: $objectIds, latestOnly: $latestOnly, baseObjectClasses: $classes, isOp: $isOp, limit: $limit, offset: $offset, sortBy: $sortBy) {
+          ${OBJECT_FIELDS.replace(' val ', ' val @include(if: $withVal) ')}
+        }
       }
     }`,
     variables: ({ body }) => ({
@@ -338,8 +367,11 @@ export const tracingRoutes = [
       isOp: body.filter?.is_op ?? null,
       limit: body.limit ?? MAX_CALLS_PAGE,
       offset: body.offset ?? 0,
+      sortBy: body.sort_by ?? null,
+      // metadata_only: the objects without their (possibly large) values, which are answered as {}.
+      withVal: body.metadata_only !== true,
     }),
-    response: (data) => ({ objs: (data.project?.traceObjects ?? []).map(toWeaveObject) }),
+    response: (data) => ({ objs: (data.project?.traceObjects ?? []).map((obj: Record<string, any>) => toWeaveObject({ val: {}, ...obj })) }),
   }),
   defineRoute({
     family: 'tracing',
@@ -432,16 +464,17 @@ export const tracingRoutes = [
     family: 'tracing',
     method: 'POST',
     path: '/feedback/query',
-    summary: 'List feedback (oldest first unless sort_by created_at desc)',
+    summary: 'List feedback: `query` selects, `sort_by` orders (then oldest first)',
     schema: { body: FeedbackQueryBody },
-    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $limit: Int, $offset: Int, $newestFirst: Boolean) {
-      project(entity: $entity, name: $project) { feedback(limit: $limit, offset: $offset, newestFirst: $newestFirst) { ${FEEDBACK_FIELDS} } }
+    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $limit: Int, $offset: Int, $query: JSONObject, $sortBy: [FeedbackSortInput!]) {
+      project(entity: $entity, name: $project) { feedback(limit: $limit, offset: $offset, query: $query, sortBy: $sortBy) { ${FEEDBACK_FIELDS} } }
     }`,
     variables: ({ body }) => ({
       ...split(body.project_id),
       limit: body.limit ?? 1000,
       offset: body.offset ?? 0,
-      newestFirst: body.sort_by?.[0]?.direction === 'desc',
+      query: body.query ?? null,
+      sortBy: body.sort_by ?? null,
     }),
     response: (data) => ({ result: (data.project?.feedback ?? []).map(toWeaveFeedback) }),
   }),

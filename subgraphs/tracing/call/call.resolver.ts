@@ -1,13 +1,23 @@
+import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import { validateOrThrow } from '../../../platform/validation.js';
+import type { FeedbackRow } from '../feedback/feedback.store.js';
 import { Feedback, toFeedback } from '../feedback/feedback.type.js';
 import { callRef } from '../refs.js';
 import type { TracingServices } from '../services.js';
 import { projectWriterOf, writerOf } from '../writer.js';
 import { CallBatchBody, CallUpdateBody, CompletedCallsBody, V2CallEndBody, V2CallStartBody } from './call.schemas.js';
 import { Call, CallStartResult, CallUpsertResult, toCall } from './call.type.js';
+
+interface CallFeedbackKey {
+  projectId: string;
+  ref: string;
+}
+const feedbackLoaders = new WeakMap<GraphQLContext, DataLoader<CallFeedbackKey, FeedbackRow[], string>>();
+/** Feedback rows read for one batch of calls (a page of calls is at most 10,000). */
+const MAX_FEEDBACK_PER_BATCH = 100_000;
 
 /** Call ingestion (the mutations behind the REST routes) and the links of a call. Reads are Project fields. */
 @Resolver(() => Call)
@@ -91,14 +101,30 @@ export class CallResolver {
     return rows.map(toCall);
   }
 
-  @FieldResolver(() => [Feedback])
-  async feedback(@Root() call: Call): Promise<Feedback[]> {
-    const rows = await this.services.feedback.query(call.projectId, {
-      weaveRefs: [callRef(call.projectId, call.id)],
-      limit: 10_000,
-      offset: 0,
-      descending: false,
-    });
+  /** Batched per request: a page of calls asking for their feedback is one query per project, not one per call. */
+  @FieldResolver(() => [Feedback], { description: 'Feedback on this call, oldest first' })
+  async feedback(@Root() call: Call, @Ctx() context: GraphQLContext): Promise<Feedback[]> {
+    const rows = await this.feedbackLoader(context).load({ projectId: call.projectId, ref: callRef(call.projectId, call.id) });
     return rows.map(toFeedback);
+  }
+
+  private feedbackLoader(context: GraphQLContext): DataLoader<CallFeedbackKey, FeedbackRow[], string> {
+    let loader = feedbackLoaders.get(context);
+    if (!loader) {
+      loader = new DataLoader<CallFeedbackKey, FeedbackRow[], string>(
+        async (keys) => {
+          const byRef = new Map<string, FeedbackRow[]>();
+          for (const projectId of new Set(keys.map((key) => key.projectId))) {
+            const refs = keys.filter((key) => key.projectId === projectId).map((key) => key.ref);
+            const rows = await this.services.feedback.query(projectId, { weaveRefs: refs, limit: MAX_FEEDBACK_PER_BATCH, offset: 0, descending: false });
+            for (const row of rows) byRef.set(row.weave_ref, [...(byRef.get(row.weave_ref) ?? []), row]);
+          }
+          return keys.map((key) => byRef.get(key.ref) ?? []);
+        },
+        { cacheKeyFn: (key) => key.ref },
+      );
+      feedbackLoaders.set(context, loader);
+    }
+    return loader;
   }
 }

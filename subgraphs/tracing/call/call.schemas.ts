@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId, StringEnum } from '../schema-helpers.js';
+import { OptionalQuery, OptionalSortBy } from '../query/query.schemas.js';
+import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId } from '../schema-helpers.js';
 
 /**
  * Request schemas of the call operations, used by the REST routes (Fastify validation, /openapi.json) and by the
@@ -128,26 +129,33 @@ export type CallsFilter = Static<typeof CallsFilterSchema>;
 /** Largest page of Project.calls and of /calls/query. */
 export const MAX_CALLS_PAGE = 10_000;
 
-export const CALL_SORT_FIELDS = ['started_at', 'ended_at', 'op_name', 'display_name', 'id', 'trace_id'] as const;
-export type CallSortField = (typeof CALL_SORT_FIELDS)[number];
-
 export const CallsQueryBody = Type.Object(
   {
     project_id: ProjectId,
     filter: OptionalNullable(CallsFilterSchema),
     limit: OptionalNullable(Type.Integer({ minimum: 0 })),
     offset: OptionalNullable(Type.Integer({ minimum: 0 })),
-    sort_by: OptionalNullable(
-      Type.Array(
-        Type.Object({
-          field: Type.String(),
-          direction: StringEnum(['asc', 'desc'] as const),
-        }),
-      ),
-    ),
+    sort_by: OptionalSortBy,
+    query: OptionalQuery,
+    // Accepted for the SDKs; every column is returned, refs are not expanded, and no costs are recorded here.
+    columns: OptionalNullable(Type.Array(Type.String())),
+    expand_columns: OptionalNullable(Type.Array(Type.String())),
+    include_costs: OptionalNullable(Type.Boolean()),
+    include_feedback: OptionalNullable(Type.Boolean()),
   },
   { additionalProperties: true },
 );
 export type CallsQueryBody = Static<typeof CallsQueryBody>;
+
+export const CallsQueryStatsBody = Type.Object(
+  {
+    project_id: ProjectId,
+    filter: OptionalNullable(CallsFilterSchema),
+    query: OptionalQuery,
+    limit: OptionalNullable(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: true },
+);
+export type CallsQueryStatsBody = Static<typeof CallsQueryStatsBody>;
 
 export { Nullable };

@@ -3,8 +3,10 @@ import { uuidv7 } from 'uuidv7';
 import { NotFoundError, ValidationFailedError, type ValidationIssue } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { CallKind, TracingDatabase } from '../db/database.js';
+import { compileQueryRequest, type SortByInput } from '../query/query-request.js';
 import { parseProjectId } from '../refs.js';
 import { parseIsoDateTime } from '../schema-helpers.js';
+import { callFields } from './call-fields.js';
 import {
   CallEndBody,
   CallStartBody,
@@ -146,9 +148,29 @@ export class CallService {
   }
 
   read = (projectId: string, id: string) => callStore.read(this.db, projectId, id);
-  count = (projectId: string) => callStore.count(this.db, projectId);
   query = (projectId: string, filter: CallsFilterInput, sort: CallSort[], limit: number, offset: number) =>
-    callStore.query(this.db, projectId, filter, sort, limit, offset);
+    callStore.query(this.db, projectId, { filter }, sort, limit, offset);
+
+  /** Calls selected by a CallsFilter and a `query` expression, in `sort_by` order (oldest start first by default). */
+  async search(projectId: string, request: CallsSearch, limit: number, offset: number) {
+    const { condition, sort } = compileQueryRequest(callFields, request.query, request.sortBy);
+    const order: CallSort[] = sort.length > 0 ? sort : [{ field: 'started_at', direction: 'asc' }];
+    return callStore.query(this.db, projectId, { filter: request.filter ?? {}, condition }, order, limit, offset);
+  }
+
+  /** How many calls a CallsFilter and a `query` select (all calls of the project without either). */
+  async count(projectId: string, request: Omit<CallsSearch, 'sortBy'> = {}): Promise<number> {
+    const { condition } = compileQueryRequest(callFields, request.query, null);
+    return callStore.count(this.db, projectId, { filter: request.filter ?? {}, condition });
+  }
+}
+
+/** A read of calls as Project.calls, /calls/query and /calls/query_stats receive it. */
+export interface CallsSearch {
+  filter?: CallsFilterInput | null;
+  /** Weave's `{"$expr": …}` (query-expression.ts), unparsed. */
+  query?: unknown;
+  sortBy?: SortByInput[] | null;
 }
 
 function validateAt<T extends Parameters<typeof validateOrThrow>[0]>(schema: T, value: unknown, at: (string | number)[]) {

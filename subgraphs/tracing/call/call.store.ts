@@ -1,6 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { CallKind, CallsTable, TracingDatabase } from '../db/database.js';
-import type { CallSortField } from './call.schemas.js';
+import { orderByFields } from '../query/query-request.js';
+import type { SortDirection } from '../query/query-sql.js';
+import { callFields } from './call-fields.js';
 
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
 
@@ -36,8 +38,13 @@ export interface CallEndRow {
 
 export type CallRow = Omit<CallsTable, 'kind' | 'created_at'> & { kind: CallKind; created_at: Date };
 
+/** Every list is "any of"; absent or empty lists do not filter. */
 export interface CallsFilterInput {
+  /** Exact op names, or `<op ref without version>:*` for every version of an op. */
   opNames?: string[] | null;
+  /** Calls whose inputs (outputs) contain one of these refs as a string value, at any depth. */
+  inputRefs?: string[] | null;
+  outputRefs?: string[] | null;
   parentIds?: string[] | null;
   traceIds?: string[] | null;
   callIds?: string[] | null;
@@ -51,9 +58,16 @@ export interface CallsFilterInput {
   scoredPredictionId?: string | null;
 }
 
+/** Any field of the call field catalog (call-fields.ts): a column, a JSON path, `summary.weave.*`, feedback. */
 export interface CallSort {
-  field: CallSortField;
-  direction: 'asc' | 'desc';
+  field: string;
+  direction: SortDirection;
+}
+
+/** What selects calls: the CallsFilter lists and the compiled `query` expression, both must hold. */
+export interface CallsSelection {
+  filter: CallsFilterInput;
+  condition?: RawBuilder<SqlBool> | null;
 }
 
 /**
@@ -139,44 +153,67 @@ export const callStore = {
       | undefined;
   },
 
-  async query(
-    db: Db,
-    projectId: string,
-    filter: CallsFilterInput,
-    sort: CallSort[],
-    limit: number,
-    offset: number,
-  ): Promise<CallRow[]> {
-    let query = db.selectFrom('calls').selectAll().where('project_id', '=', projectId);
-    const anyOf = (column: 'op_name' | 'parent_id' | 'trace_id' | 'id' | 'thread_id' | 'turn_id' | 'wb_user_id' | 'wb_run_id' | 'kind', values?: string[] | null) => {
-      if (values && values.length > 0) query = query.where(column, 'in', values as never[]);
-    };
-    anyOf('op_name', filter.opNames);
-    anyOf('parent_id', filter.parentIds);
-    anyOf('trace_id', filter.traceIds);
-    anyOf('id', filter.callIds);
-    anyOf('thread_id', filter.threadIds);
-    anyOf('turn_id', filter.turnIds);
-    anyOf('wb_user_id', filter.wbUserIds);
-    anyOf('wb_run_id', filter.wbRunIds);
-    anyOf('kind', filter.kinds);
-    if (filter.traceRootsOnly) query = query.where('parent_id', 'is', null);
-    if (filter.scoredPredictionId) {
-      query = query.where(sql`attributes->'_weave_eval_meta'->>'prediction_id'`, '=', filter.scoredPredictionId);
-    }
-    for (const { field, direction } of sort) {
-      query = query.orderBy(field, (ob) => (direction === 'asc' ? ob.asc().nullsLast() : ob.desc().nullsLast()));
+  async query(db: Db, projectId: string, selection: CallsSelection, sort: CallSort[], limit: number, offset: number): Promise<CallRow[]> {
+    let query = selectCalls(db, projectId, selection).selectAll();
+    for (const term of orderByFields(callFields, sort)) {
+      query = query.orderBy(term.sql, (ob) => (term.direction === 'asc' ? ob.asc().nullsLast() : ob.desc().nullsLast()));
     }
     query = query.orderBy('id', 'asc');
     return (await query.limit(limit).offset(offset).execute()) as CallRow[];
   },
 
-  async count(db: Db, projectId: string): Promise<number> {
-    const row = await db
-      .selectFrom('calls')
+  async count(db: Db, projectId: string, selection: CallsSelection = { filter: {} }): Promise<number> {
+    const row = await selectCalls(db, projectId, selection)
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('project_id', '=', projectId)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   },
 };
+
+/** The calls of a project that the filter and the condition select. */
+function selectCalls(db: Db, projectId: string, { filter, condition }: CallsSelection): SelectQueryBuilder<TracingDatabase, 'calls', object> {
+  let query = db.selectFrom('calls').where('project_id', '=', projectId);
+  // One array parameter per list, so a list of any length fits PostgreSQL's 65,535 parameters.
+  const anyOf = (column: 'parent_id' | 'trace_id' | 'id' | 'thread_id' | 'turn_id' | 'wb_user_id' | 'wb_run_id' | 'kind', values?: string[] | null) => {
+    if (values && values.length > 0) query = query.where(sql<SqlBool>`${sql.ref(column)} = any(${values}::text[])`);
+  };
+  anyOf('parent_id', filter.parentIds);
+  anyOf('trace_id', filter.traceIds);
+  anyOf('id', filter.callIds);
+  anyOf('thread_id', filter.threadIds);
+  anyOf('turn_id', filter.turnIds);
+  anyOf('wb_user_id', filter.wbUserIds);
+  anyOf('wb_run_id', filter.wbRunIds);
+  anyOf('kind', filter.kinds);
+  if (filter.opNames && filter.opNames.length > 0) query = query.where(opNameCondition(filter.opNames));
+  if (filter.inputRefs && filter.inputRefs.length > 0) query = query.where(containsRef(sql.ref('inputs'), filter.inputRefs));
+  if (filter.outputRefs && filter.outputRefs.length > 0) query = query.where(containsRef(sql.ref('output'), filter.outputRefs));
+  if (filter.traceRootsOnly) query = query.where('parent_id', 'is', null);
+  if (filter.scoredPredictionId) {
+    query = query.where(sql`attributes->'_weave_eval_meta'->>'prediction_id'`, '=', filter.scoredPredictionId);
+  }
+  if (condition) query = query.where(condition);
+  return query;
+}
+
+/** Weave's op name wildcard: `weave:///e/p/op/name:*` is every version of that op (a prefix up to the colon). */
+export const OP_VERSION_WILDCARD = ':*';
+
+function opNameCondition(opNames: string[]): RawBuilder<SqlBool> {
+  const exact = opNames.filter((name) => !name.endsWith(OP_VERSION_WILDCARD));
+  const prefixes = opNames.filter((name) => name.endsWith(OP_VERSION_WILDCARD)).map((name) => name.slice(0, -1));
+  const parts = [
+    ...(exact.length > 0 ? [sql`op_name = any(${exact}::text[])`] : []),
+    ...prefixes.map((prefix) => sql`starts_with(op_name, ${prefix})`),
+  ];
+  return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+}
+
+/**
+ * A ref "in" inputs or output is a string value equal to it anywhere in the JSON (as Weave extracts input_refs and
+ * output_refs: every string of the value, at any depth, that is a ref). The refs are a parameter; the jsonpath is fixed.
+ */
+function containsRef(column: RawBuilder<unknown>, refs: string[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from unnest(${refs}::text[]) as r(ref)
+    where jsonb_path_exists(${column}, '$.** ? (@ == $ref)', jsonb_build_object('ref', r.ref)))`;
+}

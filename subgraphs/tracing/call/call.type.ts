@@ -69,7 +69,12 @@ export class CallConnection {
 
 @InputType({ description: 'Every list is "any of"; absent or empty lists do not filter' })
 export class CallFilter {
-  @Field(() => [String], { nullable: true }) opNames?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Exact op names, or "<op ref without version>:*" for every version' })
+  opNames?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Calls whose inputs contain one of these refs (a string value at any depth)' })
+  inputRefs?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Calls whose output contains one of these refs (a string value at any depth)' })
+  outputRefs?: string[] | null;
   @Field(() => [String], { nullable: true }) parentIds?: string[] | null;
   @Field(() => [String], { nullable: true }) traceIds?: string[] | null;
   @Field(() => [String], { nullable: true }) callIds?: string[] | null;
@@ -82,7 +87,10 @@ export class CallFilter {
 
 @InputType()
 export class CallSortInput {
-  @Field(() => String, { description: 'started_at | ended_at | op_name | display_name | id | trace_id' }) field!: string;
+  @Field(() => String, {
+    description: 'A call column, a dotted path into inputs/output/attributes/summary, summary.weave.(status|latency_ms|trace_name) or feedback.[type].payload.<path>',
+  })
+  field!: string;
   @Field(() => String, { description: 'asc | desc' }) direction!: string;
 }
 

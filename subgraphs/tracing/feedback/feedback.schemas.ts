@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { OptionalQuery, OptionalSortBy } from '../query/query.schemas.js';
 import { FreeObject, OptionalNullable, ProjectId, StringEnum } from '../schema-helpers.js';
 
 export const SPAN_TYPES = ['agent_turn', 'agent_conversation'] as const;
@@ -36,9 +37,10 @@ export const FeedbackQueryBody = Type.Object(
     project_id: ProjectId,
     limit: OptionalNullable(Type.Integer({ minimum: 0 })),
     offset: OptionalNullable(Type.Integer({ minimum: 0 })),
-    sort_by: OptionalNullable(
-      Type.Array(Type.Object({ field: Type.String(), direction: StringEnum(['asc', 'desc'] as const) })),
-    ),
+    sort_by: OptionalSortBy,
+    query: OptionalQuery,
+    // Accepted for the SDKs; every field is returned.
+    fields: OptionalNullable(Type.Array(Type.String())),
   },
   { additionalProperties: true },
 );

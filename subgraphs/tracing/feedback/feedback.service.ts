@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { TracingDatabase } from '../db/database.js';
+import { compileQueryRequest, type SortByInput } from '../query/query-request.js';
 import { objectNameOfRef, parseProjectId, spanTypeOfRef } from '../refs.js';
 import type { Writer } from '../call/call.service.js';
 import {
@@ -11,6 +12,7 @@ import {
   MAX_AGGREGATE_BUCKETS,
   type FeedbackAggregateQuery as AggregateRequest,
 } from './feedback.schemas.js';
+import { feedbackFields } from './feedback-fields.js';
 import { dedupeGroupBy, feedbackStore, type FeedbackRow } from './feedback.store.js';
 
 /** The rating that `rating_min`/`rating_max` bound. */
@@ -75,8 +77,10 @@ export class FeedbackService {
     return row;
   }
 
-  query(projectId: string, options: { weaveRefs?: string[] | null; limit: number; offset: number; descending: boolean }) {
-    return feedbackStore.query(this.db, projectId, options);
+  /** `query` is Weave's `{"$expr": …}` and `sortBy` its sort_by, over feedback fields; invalid ones are 422s. */
+  query(projectId: string, options: { weaveRefs?: string[] | null; query?: unknown; sortBy?: SortByInput[] | null; limit: number; offset: number; descending: boolean }) {
+    const { condition, sort } = compileQueryRequest(feedbackFields, options.query, options.sortBy);
+    return feedbackStore.query(this.db, projectId, { ...options, condition, sort });
   }
 
   /** `request` has the REST body's names and rules (validated here too, for GraphQL callers). */

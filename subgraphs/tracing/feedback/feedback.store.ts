@@ -1,8 +1,21 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { orderByFields } from '../query/query-request.js';
+import type { SortDirection } from '../query/query-sql.js';
+import { feedbackFields } from './feedback-fields.js';
 import type { FeedbackTable, TracingDatabase } from '../db/database.js';
 import type { FeedbackAggregateQuery, FeedbackGroupBy } from './feedback.schemas.js';
 
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
+
+export interface FeedbackSearch {
+  weaveRefs?: string[] | null;
+  condition?: RawBuilder<SqlBool> | null;
+  sort?: { field: string; direction: SortDirection }[];
+  limit: number;
+  offset: number;
+  descending: boolean;
+}
+
 export type FeedbackRow = Omit<FeedbackTable, 'created_at'> & { created_at: Date };
 
 /** One row of the aggregation query: a base row per (bucket, group), then one row per tag and per rating key. */
@@ -20,9 +33,14 @@ export const feedbackStore = {
     await db.insertInto('feedback').values({ ...row, payload: JSON.stringify(row.payload) as never }).execute();
   },
 
-  async query(db: Db, projectId: string, options: { weaveRefs?: string[] | null; limit: number; offset: number; descending: boolean }) {
+  /** Feedback of a project: by refs and a compiled `query`, in `sort_by` order, then oldest (newest) first. */
+  async query(db: Db, projectId: string, options: FeedbackSearch) {
     let query = db.selectFrom('feedback').selectAll().where('project_id', '=', projectId);
     if (options.weaveRefs?.length) query = query.where('weave_ref', 'in', options.weaveRefs);
+    if (options.condition) query = query.where(options.condition);
+    for (const term of orderByFields(feedbackFields, options.sort ?? [])) {
+      query = query.orderBy(term.sql, (ob) => (term.direction === 'asc' ? ob.asc().nullsLast() : ob.desc().nullsLast()));
+    }
     const direction = options.descending ? 'desc' : 'asc';
     return (await query.orderBy('created_ms', direction).orderBy('id', direction).limit(options.limit).offset(options.offset).execute()) as FeedbackRow[];
   },

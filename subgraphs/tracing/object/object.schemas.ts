@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { OptionalSortBy } from '../query/query.schemas.js';
 import { FreeObject, OptionalNullable, ProjectId } from '../schema-helpers.js';
 
 export const ObjCreateBody = Type.Object(
@@ -40,6 +41,8 @@ export const ObjQueryBody = Type.Object(
     ),
     limit: OptionalNullable(Type.Integer({ minimum: 0 })),
     offset: OptionalNullable(Type.Integer({ minimum: 0 })),
+    sort_by: OptionalSortBy,
+    metadata_only: OptionalNullable(Type.Boolean()),
   },
   { additionalProperties: true },
 );

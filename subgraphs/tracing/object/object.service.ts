@@ -6,6 +6,8 @@ import { digestOfBytes, digestOfJson, parseProjectId } from '../refs.js';
 import type { Writer } from '../call/call.service.js';
 import { ObjCreateBody, TableCreateBody } from './object.schemas.js';
 import { objectStore } from './object.store.js';
+import { compileQueryRequest, type SortByInput } from '../query/query-request.js';
+import { objectSortFields } from './object-fields.js';
 
 /** Largest file `/file/create` accepts. */
 export const MAX_FILE_BYTES = 32 * 1024 * 1024;
@@ -60,8 +62,11 @@ export class ObjectService {
   }
 
   readObject = (projectId: string, objectId: string, digest: string) => objectStore.readObject(this.db, projectId, objectId, digest);
-  queryObjects = (projectId: string, filter: Parameters<typeof objectStore.queryObjects>[2], limit: number, offset: number) =>
-    objectStore.queryObjects(this.db, projectId, filter, limit, offset);
+  /** `sortBy` (object_id, created_at) comes before the name and version order; another field is a 422. */
+  queryObjects(projectId: string, filter: Parameters<typeof objectStore.queryObjects>[2], limit: number, offset: number, sortBy: SortByInput[] | null = null) {
+    const { sort } = compileQueryRequest(objectSortFields, null, sortBy);
+    return objectStore.queryObjects(this.db, projectId, filter, limit, offset, sort);
+  }
 
   async tableRows(projectId: string, digest: string, rowDigests: string[] | null, limit: number, offset: number) {
     if (!(await objectStore.tableExists(this.db, projectId, digest))) throw new NotFoundError(`Table ${digest} not found`);

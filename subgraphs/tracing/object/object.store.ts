@@ -1,5 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ObjectsTable, TracingDatabase } from '../db/database.js';
+import { orderByFields } from '../query/query-request.js';
+import type { SortDirection } from '../query/query-sql.js';
+import { objectSortFields } from './object-fields.js';
 
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
 export type ObjectRow = Omit<ObjectsTable, 'created_at'> & { created_at: Date; is_latest: boolean };
@@ -58,8 +61,12 @@ export const objectStore = {
     filter: { objectIds?: string[] | null; latestOnly?: boolean | null; baseObjectClasses?: string[] | null; isOp?: boolean | null },
     limit: number,
     offset: number,
+    sort: { field: string; direction: SortDirection }[] = [],
   ): Promise<ObjectRow[]> {
     let query = db.selectFrom('objects').selectAll().select(withIsLatest.as('is_latest')).where('project_id', '=', projectId);
+    for (const term of orderByFields(objectSortFields, sort)) {
+      query = query.orderBy(term.sql, (ob) => (term.direction === 'asc' ? ob.asc() : ob.desc()));
+    }
     if (filter.objectIds?.length) query = query.where('object_id', 'in', filter.objectIds);
     if (filter.baseObjectClasses?.length) query = query.where('base_object_class', 'in', filter.baseObjectClasses);
     if (filter.isOp !== undefined && filter.isOp !== null) query = query.where('kind', filter.isOp ? '=' : '<>', 'op');

@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { JSONScalar } from '../../../platform/graphql/scalars.js';
 import type { ObjectRow } from './object.store.js';
 
@@ -48,4 +48,10 @@ export class TraceTableRow {
   @Field(() => String) digest!: string;
   @Field(() => JSONScalar, { nullable: true }) val!: unknown;
   @Field(() => Int) originalIndex!: number;
+}
+
+@InputType({ description: 'One sort key of Project.traceObjects (the sort_by of POST /objs/query)' })
+export class ObjectSortInput {
+  @Field(() => String, { description: 'object_id | created_at' }) field!: string;
+  @Field(() => String, { description: 'asc | desc' }) direction!: string;
 }

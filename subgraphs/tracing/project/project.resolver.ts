@@ -2,17 +2,20 @@ import { Arg, Ctx, FieldResolver, Float, Int, Resolver, Root } from 'type-graphq
 import { requireTeamMember } from '../../../platform/auth/authorize.js';
 import { BadRequestError } from '../../../platform/errors.js';
 import { defineProjectRef } from '../../../platform/graphql/entity-refs.js';
+import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { CALL_SORT_FIELDS, MAX_CALLS_PAGE, type CallSortField } from '../call/call.schemas.js';
-import type { CallSort } from '../call/call.store.js';
+import { MAX_CALLS_PAGE } from '../call/call.schemas.js';
 import { Call, CallConnection, CallFilter, CallSortInput, toCall } from '../call/call.type.js';
+import { FeedbackSortInput } from '../feedback/feedback-sort.type.js';
 import { Feedback, FeedbackAggregate, toFeedback } from '../feedback/feedback.type.js';
-import { TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
+import { ObjectSortInput, TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
 import { Score, toScore } from '../score/score.type.js';
 import type { TracingServices } from '../services.js';
 
 export const Project = defineProjectRef();
 export type Project = InstanceType<typeof Project>;
+
+const QUERY_DESCRIPTION = 'Weave query expression {"$expr": …} ($and $or $not $eq $gt $gte $in $contains $getField $literal $convert); see docs/tracing.md';
 
 
 /** Reads of the tracing family, as fields of the Project entity that identity owns. */
@@ -20,9 +23,14 @@ export type Project = InstanceType<typeof Project>;
 export class TracingProjectResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @FieldResolver(() => Int, { description: 'Number of calls recorded in the project' })
-  callCount(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<number> {
-    return this.services.calls.count(projectIdOf(project, context));
+  @FieldResolver(() => Int, { description: 'Number of calls in the project that filter and query select (POST /calls/query_stats)' })
+  callCount(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('filter', () => CallFilter, { nullable: true }) filter: CallFilter | null,
+    @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
+  ): Promise<number> {
+    return this.services.calls.count(projectIdOf(project, context), { filter, query });
   }
 
   @FieldResolver(() => Call, { nullable: true })
@@ -39,10 +47,11 @@ export class TracingProjectResolver {
     @Arg('first', () => Int, { nullable: true, defaultValue: 100 }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Arg('sortBy', () => [CallSortInput], { nullable: true }) sortBy: CallSortInput[] | null,
+    @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
   ): Promise<CallConnection> {
     if (first < 0 || first > MAX_CALLS_PAGE) throw new BadRequestError(`first must be between 0 and ${MAX_CALLS_PAGE}`);
     const offset = decodeCursor(after);
-    const rows = await this.services.calls.query(projectIdOf(project, context), filter ?? {}, toSort(sortBy), first + 1, offset);
+    const rows = await this.services.calls.search(projectIdOf(project, context), { filter, query, sortBy }, first + 1, offset);
     const nodes = rows.slice(0, first).map(toCall);
     const hasNextPage = rows.length > first;
     return { nodes, pageInfo: { hasNextPage, endCursor: hasNextPage ? encodeCursor(offset + first) : null } };
@@ -93,12 +102,14 @@ export class TracingProjectResolver {
     @Arg('isOp', () => Boolean, { nullable: true }) isOp: boolean | null,
     @Arg('limit', () => Int, { nullable: true, defaultValue: 1000 }) limit: number,
     @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
+    @Arg('sortBy', () => [ObjectSortInput], { nullable: true, description: 'Before the name and version order' }) sortBy: ObjectSortInput[] | null,
   ): Promise<TraceObject[]> {
     const rows = await this.services.objects.queryObjects(
       projectIdOf(project, context),
       { objectIds, latestOnly, baseObjectClasses, isOp },
       clamp(limit),
       Math.max(0, offset),
+      sortBy,
     );
     return rows.map(toTraceObject);
   }
@@ -129,9 +140,13 @@ export class TracingProjectResolver {
     @Arg('limit', () => Int, { nullable: true, defaultValue: 1000 }) limit: number,
     @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
     @Arg('newestFirst', () => Boolean, { nullable: true, defaultValue: false }) newestFirst: boolean,
+    @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
+    @Arg('sortBy', () => [FeedbackSortInput], { nullable: true, description: 'Sort keys before the creation order' }) sortBy: FeedbackSortInput[] | null,
   ): Promise<Feedback[]> {
     const rows = await this.services.feedback.query(projectIdOf(project, context), {
       weaveRefs,
+      query,
+      sortBy,
       limit: clamp(limit),
       offset: Math.max(0, offset),
       descending: newestFirst,
@@ -197,16 +212,6 @@ function projectIdOf(project: Project, context: GraphQLContext): string {
 
 function clamp(limit: number): number {
   return Math.min(Math.max(0, limit), MAX_CALLS_PAGE);
-}
-
-function toSort(sortBy: CallSortInput[] | null): CallSort[] {
-  const sort: CallSort[] = [];
-  for (const { field, direction } of sortBy ?? []) {
-    if (direction !== 'asc' && direction !== 'desc') throw new BadRequestError(`sort direction must be asc or desc, got "${direction}"`);
-    // Sorting by fields we do not index (summary.*, feedback.*) is ignored rather than refused: SDKs send them.
-    if ((CALL_SORT_FIELDS as readonly string[]).includes(field)) sort.push({ field: field as CallSortField, direction });
-  }
-  return sort.length > 0 ? sort : [{ field: 'started_at', direction: 'asc' }];
 }
 
 function encodeCursor(offset: number): string {

@@ -109,7 +109,7 @@ export class ScoreService {
     const rows = await callStore.query(
       this.db,
       projectId,
-      { kinds: ['score'], scoredPredictionId: options.predictionId },
+      { filter: { kinds: ['score'], scoredPredictionId: options.predictionId } },
       [{ field: 'started_at', direction: 'asc' }],
       options.limit,
       options.offset,

@@ -106,6 +106,21 @@ describe('objects, tables, files, feedback', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('objs/query honours sort_by (object_id, created_at) and metadata_only; other sort fields are 422s', async () => {
+    for (const name of ['Beta', 'Alpha', 'Gamma']) {
+      expect((await traces(platform, '/obj/create', { obj: { project_id: 'trellis/sorted', object_id: name, val: { name } } })).status).toBe(200);
+    }
+    const names = async (body: Record<string, unknown>) =>
+      (await traces(platform, '/objs/query', { project_id: 'trellis/sorted', ...body })).body.objs.map((o: any) => o.object_id);
+    expect(await names({ sort_by: [{ field: 'created_at', direction: 'desc' }] })).toEqual(['Gamma', 'Alpha', 'Beta']);
+    expect(await names({ sort_by: [{ field: 'object_id', direction: 'desc' }] })).toEqual(['Gamma', 'Beta', 'Alpha']);
+    const metadata = await traces(platform, '/objs/query', { project_id: 'trellis/sorted', metadata_only: true, filter: { object_ids: ['Alpha'] } });
+    expect(metadata.body.objs).toEqual([expect.objectContaining({ object_id: 'Alpha', val: {}, version_index: 0 })]);
+    const bad = await traces(platform, '/objs/query', { project_id: 'trellis/sorted', sort_by: [{ field: 'val.name', direction: 'asc' }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toEqual([{ loc: ['body', 'sort_by', 0, 'field'], msg: expect.stringContaining('object_id or created_at'), type: 'value_error' }]);
+  });
+
   it('table/create and table/query keep row order and digests', async () => {
     const rows = [{ x: 1 }, { x: 2 }, { x: 1 }];
     const created = await traces(platform, '/table/create', { table: { project_id: 'trellis/objs', rows } });

@@ -25,4 +25,17 @@ const pipeline = weave.op(async function pipeline(x) {
 
 const result = await pipeline(41);
 await client.waitForBatchProcessing();
-console.log(JSON.stringify({ result }));
+
+// Read the calls back through the SDK's own call-filter API (POST /calls/stream_query with a CallsFilter).
+const roots = await client.getCalls({ trace_roots_only: true });
+const adds = await client.getCalls({ op_names: [`weave:///${project}/op/add:*`] });
+const children = roots.length === 1 ? await client.getCalls({ parent_ids: [roots[0].id] }) : [];
+const byId = roots.length === 1 ? await client.getCall(roots[0].id) : null;
+const queried = {
+  roots: roots.map((call) => call.op_name),
+  adds: adds.map((call) => ({ inputs: call.inputs, output: call.output, parent_id: call.parent_id })),
+  children: children.map((call) => call.op_name.replace(/^.*\/op\/([^:]+):.*$/, '$1')).sort(),
+  byId: byId && { id: byId.id, output: byId.output },
+  rootId: roots[0]?.id ?? null,
+};
+console.log(JSON.stringify({ result, queried }));

@@ -16,7 +16,10 @@ afterAll(async () => {
   await platform?.close();
 });
 
-/** The published `weave` npm SDK (0.11.1) traces nested ops, one of which throws, into our /traces server. */
+/**
+ * The published `weave` npm SDK (0.11.1) traces nested ops, one of which throws, into our /traces server, then reads
+ * them back with its call-filter API (`getCalls`/`getCall`).
+ */
 describe('Weave TypeScript SDK against the platform', () => {
   it('stores the calls with their parent/child links, inputs, outputs and the exception', async () => {
     const member = await platform.createUser('weaver', { sdkteam: 'MEMBER' });
@@ -58,6 +61,15 @@ describe('Weave TypeScript SDK against the platform', () => {
     expect(byName.add).toMatchObject({ inputs: { arg0: 41, arg1: 1 }, output: 42, exception: null });
     expect(byName.explode.inputs).toMatchObject({ arg0: 'on purpose' });
     expect(byName.explode.exception).toContain('exploded: on purpose');
+
+    // The SDK's getCalls/getCall read them back through /calls/stream_query filters (op version wildcard included).
+    expect(reported.queried).toEqual({
+      roots: [root.opName],
+      adds: [{ inputs: expect.objectContaining({ arg0: 41, arg1: 1 }), output: 42, parent_id: root.id }],
+      children: ['add', 'explode'],
+      byId: { id: root.id, output: { sum: 42, caught: 'exploded: on purpose' } },
+      rootId: root.id,
+    });
 
     // The ops themselves were stored as objects whose source file the SDK uploaded.
     const ops = await platform.graphql(`{ project(entity: "sdkteam", name: "weave-e2e") { traceObjects(isOp: true) { objectId val } } }`, {}, member.key);

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
+import { startOf, traces } from './helpers.js';
+
+let platform: TestPlatform;
+const P = 'trellis/fq';
+const callRef = (id: string) => `weave:///${P}/call/${id}`;
+
+/** Three calls; reactions on two of them, scores on all three (the second score of f1 is the newest). */
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  for (const id of ['f1', 'f2', 'f3']) expect((await traces(platform, '/call/start', startOf(P, { id }))).status).toBe(200);
+  const feedback = async (id: string, feedback_type: string, payload: Record<string, unknown>) => {
+    const res = await traces(platform, '/feedback/create', { project_id: P, weave_ref: callRef(id), feedback_type, payload });
+    expect(res.status).toBe(200);
+  };
+  await feedback('f1', 'wandb.reaction.1', { emoji: '👍', note: 'Great answer' });
+  await feedback('f2', 'wandb.reaction.1', { emoji: '👎', note: 'wrong' });
+  await feedback('f1', 'wandb.runnable.Judge', { output: { score: 0.1 } });
+  await feedback('f2', 'wandb.runnable.Judge', { output: { score: 0.7 } });
+  await feedback('f3', 'wandb.runnable.Judge', { output: { score: 0.4 } });
+  await feedback('f1', 'wandb.runnable.Judge', { output: { score: 0.9 } });
+});
+afterAll(async () => {
+  await platform?.close();
+});
+
+const field = (name: string) => ({ $getField: name });
+const lit = (value: unknown) => ({ $literal: value });
+
+describe('/feedback/query `query` and `sort_by`', () => {
+  it('selects by columns and payload paths and sorts by payload values', async () => {
+    const res = await traces(platform, '/feedback/query', {
+      project_id: P,
+      query: { $expr: { $and: [{ $eq: [field('feedback_type'), lit('wandb.runnable.Judge')] }, { $gte: [field('payload.output.score'), lit(0.4)] }] } },
+      sort_by: [{ field: 'payload.output.score', direction: 'desc' }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.result.map((f: any) => [f.weave_ref, f.payload.output.score])).toEqual([
+      [callRef('f1'), 0.9],
+      [callRef('f2'), 0.7],
+      [callRef('f3'), 0.4],
+    ]);
+    const reactions = await traces(platform, '/feedback/query', {
+      project_id: P,
+      query: { $expr: { $contains: { input: field('payload.note'), substr: lit('great'), case_insensitive: true } } },
+    });
+    expect(reactions.body.result.map((f: any) => f.payload.emoji)).toEqual(['👍']);
+    const newest = await traces(platform, '/feedback/query', { project_id: P, sort_by: [{ field: 'created_at', direction: 'desc' }], limit: 1 });
+    expect(newest.body.result[0].payload).toEqual({ output: { score: 0.9 } });
+  });
+
+  it('GraphQL Project.feedback takes the same query, and bad fields are 422s at their place', async () => {
+    const { body } = await platform.graphql(
+      `query($q: JSONObject) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "weave_ref", direction: "desc" }]) { weaveRef } } }`,
+      { q: { $expr: { $in: [field('payload.emoji'), [lit('👍'), lit('👎')]] } } },
+    );
+    expect(body.data.project.feedback).toEqual([{ weaveRef: callRef('f2') }, { weaveRef: callRef('f1') }]);
+    const bad = await traces(platform, '/feedback/query', { project_id: P, query: { $expr: { $eq: [field('score'), lit(1)] } }, sort_by: [{ field: 'payload.', direction: 'asc' }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: any) => d.loc)).toEqual([
+      ['body', 'query', '$expr', '$eq', 0, '$getField'],
+      ['body', 'sort_by', 0, 'field'],
+    ]);
+    expect(bad.body.detail[0].msg).toContain('Unknown feedback field "score"');
+  });
+});
+
+describe('calls by their feedback (feedback.[type].payload.*)', () => {
+  it('filters and sorts calls by the newest feedback of a type', async () => {
+    const res = await traces(platform, '/calls/query', {
+      project_id: P,
+      query: { $expr: { $eq: [field('feedback.[wandb.reaction.1].payload.emoji'), lit('👍')] } },
+    });
+    expect(res.body.calls.map((c: any) => c.id)).toEqual(['f1']);
+    const sorted = await traces(platform, '/calls/query', {
+      project_id: P,
+      sort_by: [{ field: 'feedback.[wandb.runnable.Judge].payload.output.score', direction: 'asc' }],
+    });
+    // f1's newest score (0.9) counts, not its first (0.1).
+    expect(sorted.body.calls.map((c: any) => c.id)).toEqual(['f3', 'f2', 'f1']);
+    const any = await traces(platform, '/calls/query', { project_id: P, query: { $expr: { $not: [{ $eq: [field('feedback.[*].payload'), lit(null)] }] } } });
+    expect(any.body.calls.map((c: any) => c.id)).toEqual(['f1', 'f2', 'f3']);
+    const bad = await traces(platform, '/calls/query', { project_id: P, sort_by: [{ field: 'feedback.emoji', direction: 'asc' }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'sort_by', 0, 'field'], msg: expect.stringContaining('not a feedback field') });
+  });
+});
+
+describe('include_feedback', () => {
+  it('answers each call\'s feedback under summary.weave.feedback, and nothing extra without it', async () => {
+    const res = await traces(platform, '/calls/query', { project_id: P, include_feedback: true, sort_by: [{ field: 'id', direction: 'asc' }] });
+    const feedbackOf = (call: any) => call.summary?.weave?.feedback?.map((f: any) => f.feedback_type);
+    expect(res.body.calls.map(feedbackOf)).toEqual([
+      ['wandb.reaction.1', 'wandb.runnable.Judge', 'wandb.runnable.Judge'],
+      ['wandb.reaction.1', 'wandb.runnable.Judge'],
+      ['wandb.runnable.Judge'],
+    ]);
+    expect(res.body.calls[0].summary.weave.feedback[0]).toMatchObject({ weave_ref: callRef('f1'), payload: { emoji: '👍', note: 'Great answer' } });
+    const stream = await traces(platform, '/calls/stream_query', { project_id: P, include_feedback: true, query: { $expr: { $eq: [field('id'), lit('f3')] } } });
+    // One JSON line: the test helper has already parsed it.
+    expect(feedbackOf(stream.body)).toEqual(['wandb.runnable.Judge']);
+    const plain = await traces(platform, '/calls/query', { project_id: P });
+    expect(plain.body.calls.map((call: any) => call.summary?.weave)).toEqual([undefined, undefined, undefined]);
+  });
+});
