@@ -91,7 +91,8 @@ export class FeedbackService {
     const buckets = new Map<string, FeedbackBucket>();
     const bucketOf = (row: (typeof rows)[number]) => {
       const groupValues = groupBy.map((_, index) => String(row[`g${index}`]));
-      const key = JSON.stringify([row.b, groupValues]);
+      // Group values cannot contain NUL (PostgreSQL text), so this key is unambiguous.
+      const key = `${row.b}\u0000${groupValues.join('\u0000')}`;
       let bucket = buckets.get(key);
       if (!bucket) {
         bucket = {
