@@ -152,6 +152,20 @@ describe('feedback hourly rollup', () => {
     expect(usedRollup).toBeGreaterThan(100);
   });
 
+  it('keeps ratings apart that print alike (a writer with extra_float_digits = 0)', async () => {
+    const at = T0 + 40 * HOUR; // beyond every randomized window
+    await db.transaction().execute(async (trx) => {
+      await sql`set local extra_float_digits = 0`.execute(trx);
+      await sql`insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, created_ms, scorer_rating_names, scorer_rating_values, rating)
+        select ${P}, gen_random_uuid(), 'weave:///x/call/y', 'wandb.note', '{}', ${at + 5}, array['_rating_'], array[r], r
+        from unnest(array[0.1::float8, 0.1::float8 + 1e-17::float8 * 2]) as r`.execute(trx);
+    });
+    const request = { after_ms: at, before_ms: at + 2 * HOUR, rating_max: 0.1 };
+    const fromRollup = await feedback.aggregate(P, request);
+    expect(fromRollup.buckets[0]!.total_count).toBe(1);
+    expect(fromRollup).toEqual(await feedback.aggregate(P, request, { rollup: false }));
+  });
+
   it('a rolled-back feedback write leaves the rollup unchanged', async () => {
     const before = await rollupSnapshot();
     await expect(

@@ -34,7 +34,8 @@ const HOUR_MS = 3_600_000;
  */
 function applyRows(source: string, sign: 1 | -1): string {
   const dims = DIMENSIONS.join(', ');
-  const keyOf = `sha256(convert_to(jsonb_build_array(${DIMENSIONS.map((d) => `f.${d}`).join(', ')}, case when g.by_rating then f.rating end)::text, 'UTF8'))`;
+  // The rating goes in as its 8 bytes: its text form depends on the session's extra_float_digits.
+  const keyOf = `sha256(convert_to(jsonb_build_array(${DIMENSIONS.map((d) => `f.${d}`).join(', ')})::text, 'UTF8') || coalesce(float8send(case when g.by_rating then f.rating end), ''::bytea))`;
   return `
     with x as (
       select f.project_id, g.by_rating, f.created_ms / ${HOUR_MS} * ${HOUR_MS} as hour_ms, ${keyOf} as dims_key,
