@@ -210,13 +210,20 @@ async function aggregation(post: (route: string, body: unknown) => Promise<strin
     [start, 30 * DAY, ROWS],
   );
   await db.query('analyze tracing.feedback');
-  console.log(`\nAggregation: seeded ${ROWS.toLocaleString('en')} feedback rows over 30 days in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  console.log(`  ${'window / filters'.padEnd(44)} ${'REST med'.padStart(9)} ${'REST p99'.padStart(9)} ${'SQL med'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)} buckets`);
+  await db.query('analyze tracing.feedback_hourly');
+  const rollupRows = (await db.query(`select by_rating, count(*)::int as n from tracing.feedback_hourly group by by_rating order by by_rating`)).rows;
+  console.log(`\nAggregation: seeded ${ROWS.toLocaleString('en')} feedback rows over 30 days in ${((Date.now() - t0) / 1000).toFixed(1)} s (one INSERT, rollup triggers included)`);
+  console.log(`  hourly rollup rows: ${rollupRows.map((row) => `${row.n.toLocaleString('en')} ${row.by_rating ? 'by rating' : 'all ratings'}`).join(', ')}`);
+  console.log('  SQL = the same aggregation hand-written over the raw rows; rollup SQL = hand-written over the hourly rollup');
+  console.log(`  ${'window / filters'.padEnd(44)} ${'REST med'.padStart(9)} ${'REST p99'.padStart(9)} ${'SQL med'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)} ${'rollupSQL'.padStart(9)} buckets`);
 
   // 30-day windows read all 1,000,000 rows (seconds each on this machine), so they get fewer runs.
   const cases = [
     { label: '30 days, hourly, group_by scorer_id', days: 30, filters: {} },
     { label: '30 days, + tags and rating filters', days: 30, filters: { tags: ['toxic'], rating_min: 0.2, rating_max: 0.8 } },
+    { label: '30 days, + tags [toxic]', days: 30, filters: { tags: ['toxic'] } },
+    { label: '30 days, + rating 0.2..0.8', days: 30, filters: { rating_min: 0.2, rating_max: 0.8 } },
+    { label: '30 days, window edges mid-hour (2 raw edges)', days: 30, filters: {}, edgeMs: 1_800_000 },
     { label: '7 days, hourly, group_by scorer_id', days: 7, filters: {} },
     { label: '1 day, hourly, group_by scorer_id', days: 1, filters: {} },
     { label: '1 day, + tags [toxic]', days: 1, filters: { tags: ['toxic'] } },
@@ -227,18 +234,22 @@ async function aggregation(post: (route: string, body: unknown) => Promise<strin
     const plan = await handWrittenAggregate(db, { after_ms: end - 30 * DAY, before_ms: end }, 'explain (analyze, buffers) ');
     console.log(plan.rows.map((row) => Object.values(row)[0]).join('\n'));
   }
-  for (const { label, days, filters } of cases) {
-    const body = { project_id: 'trellis/agg', after_ms: end - days * DAY, before_ms: end, time_bucket_seconds: 3600, group_by: ['scorer_id'], ...filters };
+  for (const { label, days, filters, edgeMs = 0 } of cases) {
+    const body = { project_id: 'trellis/agg', after_ms: end - days * DAY - edgeMs, before_ms: end - edgeMs, time_bucket_seconds: 3600, group_by: ['scorer_id'], ...filters };
     let buckets = 0;
-    const runs = days === 30 ? 5 : days === 7 ? 10 : 25;
+    const runs = days === 30 ? 9 : days === 7 ? 15 : 25;
     const rest = await timeRuns(runs, 1, async () => {
       buckets = (JSON.parse(await post('/feedback/aggregate', body)) as { buckets: unknown[] }).buckets.length;
     });
-    const sqlRuns = await timeRuns(runs, 1, async () => {
+    // The raw-row SQL reads the whole window each time (seconds for 30 days), so it gets at most 5 runs.
+    const sqlRuns = await timeRuns(Math.min(runs, days === 30 ? 5 : runs), 1, async () => {
       await handWrittenAggregate(db, body);
     });
+    const rollupRuns = edgeMs ? undefined : await timeRuns(runs, 1, async () => {
+      await handWrittenRollupAggregate(db, body);
+    });
     console.log(
-      `  ${label.padEnd(44)} ${fmt(rest.median).padStart(9)} ${fmt(rest.p99).padStart(9)} ${fmt(sqlRuns.median).padStart(8)} ${fmt(sqlRuns.p99).padStart(8)} ${fmt(rest.median / sqlRuns.median, 2).padStart(6)} ${buckets}`,
+      `  ${label.padEnd(44)} ${fmt(rest.median).padStart(9)} ${fmt(rest.p99).padStart(9)} ${fmt(sqlRuns.median).padStart(8)} ${fmt(sqlRuns.p99).padStart(8)} ${fmt(rest.median / sqlRuns.median, 2).padStart(6)} ${(rollupRuns ? fmt(rollupRuns.median) : '-').padStart(9)} ${buckets}`,
     );
   }
 }
@@ -261,6 +272,27 @@ async function handWrittenAggregate(
      select b, s, null as k, count(*) as n, count(*) filter (where cardinality(scorer_tags) > 0 or cardinality(scorer_rating_names) > 0) as v from f group by b, s
      union all select b, s, t, count(*), null from f, unnest(scorer_tags) t group by b, s, t
      union all select b, s, r.k, count(*), sum(r.v) from f, unnest(scorer_rating_names, scorer_rating_values) r(k, v) group by b, s, r.k`,
+    params,
+  );
+}
+
+/**
+ * The same aggregation hand-written over the hourly rollup (whole-hour windows only): what the rollup costs
+ * without HTTP, GraphQL and the platform's query builder.
+ */
+async function handWrittenRollupAggregate(db: pg.Pool, body: { after_ms: number; before_ms: number; tags?: string[]; rating_min?: number; rating_max?: number }) {
+  const byRating = body.rating_min !== undefined || body.rating_max !== undefined;
+  const where = [`project_id = 'trellis/agg'`, `by_rating = ${byRating}`, 'hour_ms >= $1', 'hour_ms < $2'];
+  const params: unknown[] = [body.after_ms, body.before_ms];
+  if (body.tags) where.push(`scorer_tags && $${params.push(body.tags)}::text[]`);
+  if (body.rating_min !== undefined) where.push(`rating >= $${params.push(body.rating_min)}`);
+  if (body.rating_max !== undefined) where.push(`rating <= $${params.push(body.rating_max)}`);
+  return db.query(
+    `with f as materialized (select hour_ms as b, coalesce(scorer_id, '') as s, scorer_tags, scorer_rating_names, rating_sums, n, scored
+                             from tracing.feedback_hourly where ${where.join(' and ')})
+     select b, s, null as k, sum(n) as n, sum(scored) as v from f group by b, s
+     union all select b, s, t, sum(n), null from f, unnest(scorer_tags) t group by b, s, t
+     union all select b, s, r.k, sum(n), sum(r.v) from f, unnest(scorer_rating_names, rating_sums) r(k, v) group by b, s, r.k`,
     params,
   );
 }

@@ -6,6 +6,7 @@ import type { Principal } from '../platform/auth/principal.js';
 import { TrellisError, UnauthenticatedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './execute.js';
+import { ENSURE_PROJECT_OPERATION, KnownProjects } from './known-projects.js';
 import { serveEventStream, type SubscriptionExecutor } from './sse.js';
 import { FAMILY_MOUNTS, type Family, type RestRoute, type RouteInput } from './route.js';
 
@@ -31,7 +32,8 @@ export interface RouteServices {
 
 /** Serves every route of the table: authenticate, validate (Fastify schema), run the operation, shape the reply. */
 export function registerRoutes(app: FastifyInstance, routes: RestRoute[], services: RouteServices): void {
-  for (const route of routes.filter((candidate) => !candidate.multipart)) registerRoute(app, route, services);
+  const projects = new KnownProjects();
+  for (const route of routes.filter((candidate) => !candidate.multipart)) registerRoute(app, route, services, projects);
   // Multipart parsing is registered in an encapsulated context per route, so it applies to those routes only.
   for (const route of routes.filter((candidate) => candidate.multipart)) {
     void app.register(async (scope) => {
@@ -40,12 +42,12 @@ export function registerRoutes(app: FastifyInstance, routes: RestRoute[], servic
         limits: { fileSize: route.multipart!.maxFileBytes, fields: route.multipart!.maxFields ?? 20, files: 1 },
         throwFileSizeLimit: true,
       });
-      registerRoute(scope, route, services);
+      registerRoute(scope, route, services, projects);
     });
   }
 }
 
-function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteServices): void {
+function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteServices, projects: KnownProjects): void {
   const url = `${FAMILY_MOUNTS[route.family]}${route.path}`;
   app.route({
     method: route.method,
@@ -96,6 +98,8 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
             : undefined;
         return local ?? (await executeThroughGateway(services.apollo, route.operation, variables, context));
       };
+      const project = route.ensureProject?.(input);
+      if (project) await projects.ensure(project, () => executeThroughGateway(services.apollo, ENSURE_PROJECT_OPERATION, { ...project }, context));
       if (route.stream) return streamPages(route, input, execute, request, reply);
       const data = await execute(route.variables(input));
       reply.code(route.responseStatus?.(data) ?? route.status ?? 200);

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Principal } from '../platform/auth/principal.js';
+import type { ProjectName } from './known-projects.js';
 
 /**
  * The REST adapter is a table: each documented REST path is declared once, with its request schema (used both
@@ -70,6 +71,14 @@ export interface RestRoute<Body = any, Params = any, Query = any> {
    * directly, skipping the gateway's planning (for hot paths); otherwise it goes through the gateway as usual.
    */
   subgraph?: string;
+  /**
+   * The project the route writes to, created on first write. Before the operation runs, the adapter runs identity's
+   * `ensureProject(entity, name)` through the gateway (it creates the project for members of the entity and
+   * answers 403 to anyone else, creating nothing), unless this process has already seen the project exist
+   * (KnownProjects). The operation must authorize the caller itself, since a known project skips identity.
+   * Together with `subgraph`, a write to a known project never touches the gateway. Null: nothing to ensure.
+   */
+  ensureProject?(input: RouteInput<Body, Params, Query>): ProjectName | null;
   /**
    * Server-sent events: when `when(input)` holds, the route executes `subscription` against the named subgraph's
    * schema (the gateway cannot run subscriptions) and writes each event as a `data:` line, then `data: <done>`.

@@ -23,9 +23,11 @@ import { ProjectId } from '../../subgraphs/tracing/schema-helpers.js';
 import { defineRoute } from '../route.js';
 
 /**
- * Family A (Weave trace server) under /traces. Every write first runs identity's `ensureProject` (mutation root
- * fields run in order, so the project exists — or the caller gets a 403 — before the tracing mutation runs);
- * every read goes through `project(entity, name) { … }`. Responses are shaped into the Weave wire names here.
+ * Family A (Weave trace server) under /traces. Every write declares its project (`ensureProject`: created on first
+ * write, 403 for callers outside the entity, before the tracing mutation runs) and is executed on the tracing
+ * subgraph directly when it runs in this process (`subgraph`), so a write to a known project costs one subgraph
+ * operation; the tracing mutations authorize the caller themselves. Every read goes through
+ * `project(entity, name) { … }`. Responses are shaped into the Weave wire names here.
  */
 const split = (projectId: string) => {
   const [entity, project] = projectId.split('/') as [string, string];
@@ -159,11 +161,12 @@ export const tracingRoutes = [
     path: '/call/start',
     summary: 'Start a call',
     schema: { body: CallStartBody },
-    operation: `mutation TraceCallStart($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
+    operation: `mutation TraceCallStart($body: JSONObject!) {
       startCall(body: $body) { id traceId }
     }`,
-    variables: ({ body }) => ({ ...split(body.start.project_id), body }),
+    subgraph: 'tracing',
+    ensureProject: ({ body }) => split(body.start.project_id),
+    variables: ({ body }) => ({ body }),
     response: (data) => ({ id: data.startCall.id, trace_id: data.startCall.traceId }),
   }),
   defineRoute({
@@ -172,11 +175,12 @@ export const tracingRoutes = [
     path: '/call/end',
     summary: 'End a call',
     schema: { body: CallEndBody },
-    operation: `mutation TraceCallEnd($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
+    operation: `mutation TraceCallEnd($body: JSONObject!) {
       endCall(body: $body)
     }`,
-    variables: ({ body }) => ({ ...split(body.end.project_id), body }),
+    subgraph: 'tracing',
+    ensureProject: ({ body }) => split(body.end.project_id),
+    variables: ({ body }) => ({ body }),
     response: () => ({}),
   }),
   defineRoute({
@@ -187,15 +191,16 @@ export const tracingRoutes = [
     bodyLimit: BATCH_BODY_LIMIT,
     schema: { body: CallBatchBody },
     // The project of the first item is ensured; the mutation authorizes every project the batch names.
-    operation: `mutation TraceCallBatch($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
+    operation: `mutation TraceCallBatch($body: JSONObject!) {
       upsertCalls(body: $body) { id traceId }
     }`,
-    variables: ({ body }) => {
+    subgraph: 'tracing',
+    ensureProject: ({ body }) => {
       const first = body.batch[0]?.req as { start?: { project_id?: unknown }; end?: { project_id?: unknown } } | undefined;
       const projectId = String(first?.start?.project_id ?? first?.end?.project_id ?? '');
-      return { ...(/^[^/]+\/[^/]+$/.test(projectId) ? split(projectId) : { entity: '_', project: '_' }), body };
+      return /^[^/]+\/[^/]+$/.test(projectId) ? split(projectId) : null;
     },
+    variables: ({ body }) => ({ body }),
     response: (data) => ({ res: data.upsertCalls.map((r: any) => (r.id ? { id: r.id, trace_id: r.traceId } : {})) }),
   }),
   defineRoute({
@@ -206,9 +211,10 @@ export const tracingRoutes = [
     bodyLimit: BATCH_BODY_LIMIT,
     schema: { params: ProjectPath, body: CompletedCallsBody },
     operation: `mutation TraceCallsComplete($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
       completeCalls(entity: $entity, project: $project, body: $body)
     }`,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
     response: () => ({}),
   }),
@@ -219,9 +225,10 @@ export const tracingRoutes = [
     summary: 'Start a call (project from the path)',
     schema: { params: ProjectPath, body: V2CallStartBody },
     operation: `mutation TraceV2CallStart($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
       startProjectCall(entity: $entity, project: $project, body: $body) { id traceId }
     }`,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
     response: (data) => ({ id: data.startProjectCall.id, trace_id: data.startProjectCall.traceId }),
   }),
@@ -232,9 +239,10 @@ export const tracingRoutes = [
     summary: 'End a call (project from the path)',
     schema: { params: ProjectPath, body: V2CallEndBody },
     operation: `mutation TraceV2CallEnd($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
       endProjectCall(entity: $entity, project: $project, body: $body)
     }`,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
     response: () => ({}),
   }),
@@ -322,11 +330,12 @@ export const tracingRoutes = [
     path: '/obj/create',
     summary: 'Create an object version (content-addressed)',
     schema: { body: ObjCreateBody },
-    operation: `mutation TraceObjCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
+    operation: `mutation TraceObjCreate($body: JSONObject!) {
       createTraceObject(body: $body) { digest objectId }
     }`,
-    variables: ({ body }) => ({ ...split(body.obj.project_id), body }),
+    subgraph: 'tracing',
+    ensureProject: ({ body }) => split(body.obj.project_id),
+    variables: ({ body }) => ({ body }),
     response: (data) => ({ digest: data.createTraceObject.digest, object_id: data.createTraceObject.objectId }),
   }),
   defineRoute({
@@ -380,11 +389,12 @@ export const tracingRoutes = [
     summary: 'Create a table (rows content-addressed)',
     bodyLimit: BATCH_BODY_LIMIT,
     schema: { body: TableCreateBody },
-    operation: `mutation TraceTableCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
+    operation: `mutation TraceTableCreate($body: JSONObject!) {
       createTraceTable(body: $body) { digest rowDigests }
     }`,
-    variables: ({ body }) => ({ ...split(body.table.project_id), body }),
+    subgraph: 'tracing',
+    ensureProject: ({ body }) => split(body.table.project_id),
+    variables: ({ body }) => ({ body }),
     response: (data) => ({ digest: data.createTraceTable.digest, row_digests: data.createTraceTable.rowDigests }),
   }),
   defineRoute({
@@ -418,12 +428,12 @@ export const tracingRoutes = [
     summary: 'Store a file (multipart: project_id field, file part)',
     multipart: { maxFileBytes: MAX_FILE_BYTES },
     schema: { body: Type.Object({ project_id: ProjectId, file: Type.Any() }, { additionalProperties: true }) },
-    operation: `mutation TraceFileCreate($entity: String!, $project: String!, $projectId: String!, $content: String!) {
-      ensureProject(entity: $entity, name: $project) { name }
+    operation: `mutation TraceFileCreate($projectId: String!, $content: String!) {
       createTraceFile(projectId: $projectId, contentBase64: $content)
     }`,
+    subgraph: 'tracing',
+    ensureProject: ({ body }) => split(body.project_id),
     variables: ({ body }) => ({
-      ...split(body.project_id),
       projectId: body.project_id,
       content: Buffer.isBuffer(body.file) ? body.file.toString('base64') : Buffer.from(String(body.file)).toString('base64'),
     }),
@@ -448,11 +458,12 @@ export const tracingRoutes = [
     path: '/feedback/create',
     summary: 'Create feedback on a call or object',
     schema: { body: FeedbackCreateBody },
-    operation: `mutation TraceFeedbackCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
+    operation: `mutation TraceFeedbackCreate($body: JSONObject!) {
       createFeedback(body: $body) { id createdAt wbUserId payload }
     }`,
-    variables: ({ body }) => ({ ...split(body.project_id), body }),
+    subgraph: 'tracing',
+    ensureProject: ({ body }) => split(body.project_id),
+    variables: ({ body }) => ({ body }),
     response: (data) => ({
       id: data.createFeedback.id,
       created_at: data.createFeedback.createdAt,
@@ -536,9 +547,10 @@ export const tracingRoutes = [
     summary: 'Record a score for a prediction',
     schema: { params: ProjectPath, body: ScoreCreateBody, response: Type.Object({ score_id: Type.String() }) },
     operation: `mutation TraceScoreCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
       createScore(entity: $entity, project: $project, body: $body)
     }`,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
     response: (data) => ({ score_id: data.createScore }),
   }),
@@ -549,9 +561,10 @@ export const tracingRoutes = [
     summary: 'Record a prediction (a model call that scores point at)',
     schema: { params: ProjectPath, body: PredictionCreateBody },
     operation: `mutation TracePredictionCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
       createPrediction(entity: $entity, project: $project, body: $body)
     }`,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
     response: (data) => ({ prediction_id: data.createPrediction }),
   }),
@@ -586,9 +599,10 @@ export const tracingRoutes = [
     summary: 'Start an evaluation run',
     schema: { params: ProjectPath, body: EvaluationRunCreateBody },
     operation: `mutation TraceEvaluationRunCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      ensureProject(entity: $entity, name: $project) { name }
       createEvaluationRun(entity: $entity, project: $project, body: $body)
     }`,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
     response: (data) => ({ evaluation_run_id: data.createEvaluationRun }),
   }),

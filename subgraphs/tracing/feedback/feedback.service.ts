@@ -83,16 +83,20 @@ export class FeedbackService {
     return feedbackStore.query(this.db, projectId, { ...options, condition, sort });
   }
 
-  /** `request` has the REST body's names and rules (validated here too, for GraphQL callers). */
-  async aggregate(projectId: string, request: unknown): Promise<FeedbackAggregate> {
+  /**
+   * `request` has the REST body's names and rules (validated here too, for GraphQL callers). `rollup: false` reads
+   * only the feedback rows (the reference answer the rollup is tested against).
+   */
+  async aggregate(projectId: string, request: unknown, options: { rollup?: boolean } = {}): Promise<FeedbackAggregate> {
     const valid = validateOrThrow(FeedbackAggregateQuery, request, 'body');
     checkWindow(valid);
-    const rows = await feedbackStore.aggregate(this.db, projectId, valid);
+    const rows = await feedbackStore.aggregate(this.db, projectId, valid, options);
     const groupBy = dedupeGroupBy(valid.group_by ?? []);
     const buckets = new Map<string, FeedbackBucket>();
     const bucketOf = (row: (typeof rows)[number]) => {
       const groupValues = groupBy.map((_, index) => String(row[`g${index}`]));
-      const key = JSON.stringify([row.b, groupValues]);
+      // Group values cannot contain NUL (PostgreSQL text), so this key is unambiguous.
+      const key = `${row.b}\u0000${groupValues.join('\u0000')}`;
       let bucket = buckets.get(key);
       if (!bucket) {
         bucket = {

@@ -46,38 +46,68 @@ export const feedbackStore = {
   },
 
   /**
-   * The whole aggregation in one SQL statement: the window is read through the (project_id, created_ms) index
-   * once (a CTE referenced three times is materialised), then grouped three ways — counts, tags, ratings.
+   * The whole aggregation in one SQL statement. The window's whole hours are read from the hourly rollup
+   * (tracing.feedback_hourly, kept by triggers in the feedback write's transaction) when the buckets are whole
+   * hours or absent; the partial hours at the window's edges, and every window with other bucket sizes, are read
+   * from the feedback rows through the (project_id, created_ms) index. Both sources give rows of the same shape
+   * (a raw row counts 1), which are then grouped three ways — counts, tags, ratings. Every filter has a column in
+   * the rollup; rating bounds use its by-rating grain (one row per `_rating_` value).
    */
-  async aggregate(db: Db, projectId: string, request: FeedbackAggregateQuery): Promise<AggregateRow[]> {
+  async aggregate(db: Db, projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): Promise<AggregateRow[]> {
     const groupBy = dedupeGroupBy(request.group_by ?? []);
     const bucketMs = request.time_bucket_seconds ? request.time_bucket_seconds * 1000 : null;
-    const bucket = bucketMs ? sql`(created_ms / ${sql.lit(bucketMs)}) * ${sql.lit(bucketMs)}` : sql`null::bigint`;
     const groupColumns = groupBy.map((column, index) => sql`coalesce(${sql.ref(column)}, '') as ${sql.ref(`g${index}`)}`);
     const groupNames = groupBy.map((_, index) => sql.ref(`g${index}`));
     const keys = sql.join([sql.ref('b'), ...groupNames]);
     const filters = filtersOf(request);
+    const where = filters.length ? sql`and ${sql.join(filters, sql` and `)}` : sql``;
+    const selected = (timeColumn: string) => {
+      const bucket = bucketMs ? sql`(${sql.ref(timeColumn)} / ${sql.lit(bucketMs)}) * ${sql.lit(bucketMs)}` : sql`null::bigint`;
+      return sql`${bucket} as b${groupColumns.length ? sql`, ${sql.join(groupColumns)}` : sql``}, scorer_tags, scorer_rating_names`;
+    };
+    const raw = (from: number, to: number) => sql`
+      select ${selected('created_ms')}, scorer_rating_values::numeric[] as rating_sums, 1::bigint as n,
+             (cardinality(scorer_tags) > 0 or cardinality(scorer_rating_names) > 0)::int::bigint as scored
+      from tracing.feedback
+      where project_id = ${projectId} and created_ms >= ${from} and created_ms < ${to} ${where}`;
+    const hours = options.rollup === false ? null : wholeHoursOf(request.after_ms, request.before_ms, bucketMs);
+    const byRating = request.rating_min !== undefined && request.rating_min !== null || request.rating_max !== undefined && request.rating_max !== null;
+    const sources = hours
+      ? [
+          ...(request.after_ms < hours.from ? [raw(request.after_ms, hours.from)] : []),
+          sql`select ${selected('hour_ms')}, rating_sums, n, scored
+              from tracing.feedback_hourly
+              where project_id = ${projectId} and by_rating = ${byRating} and hour_ms >= ${hours.from} and hour_ms < ${hours.to} ${where}`,
+          ...(hours.to < request.before_ms ? [raw(hours.to, request.before_ms)] : []),
+        ]
+      : [raw(request.after_ms, request.before_ms)];
     const result = await sql<AggregateRow>`
-      with f as materialized (
-        select ${bucket} as b${groupColumns.length ? sql`, ${sql.join(groupColumns)}` : sql``},
-               scorer_tags, scorer_rating_names, scorer_rating_values
-        from tracing.feedback
-        where project_id = ${projectId} and created_ms >= ${request.after_ms} and created_ms < ${request.before_ms}
-        ${filters.length ? sql`and ${sql.join(filters, sql` and `)}` : sql``}
-      )
-      select 0 as part, ${keys}, null::text as key, count(*)::int as n,
-             count(*) filter (where cardinality(scorer_tags) > 0 or cardinality(scorer_rating_names) > 0)::int as s
+      with f as materialized (${sql.join(sources, sql` union all `)})
+      select 0 as part, ${keys}, null::text as key, sum(n)::int as n, sum(scored)::int as s
         from f group by ${keys}
       union all
-      select 1, ${keys}, t.tag, count(*)::int, null
+      select 1, ${keys}, t.tag, sum(n)::int, null
         from f cross join lateral unnest(f.scorer_tags) as t(tag) group by ${keys}, t.tag
       union all
-      select 2, ${keys}, r.name, count(*)::int, sum(r.value)
-        from f cross join lateral unnest(f.scorer_rating_names, f.scorer_rating_values) as r(name, value)
+      select 2, ${keys}, r.name, sum(n)::int, sum(r.value)::float8
+        from f cross join lateral unnest(f.scorer_rating_names, f.rating_sums) as r(name, value)
         group by ${keys}, r.name`.execute(db);
     return result.rows;
   },
 };
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The whole hours of [afterMs, beforeMs) that the rollup can answer: only when each hour falls in one bucket
+ * (no buckets, or buckets that are whole hours — buckets are epoch-aligned). Null when there are none.
+ */
+export function wholeHoursOf(afterMs: number, beforeMs: number, bucketMs: number | null): { from: number; to: number } | null {
+  if (bucketMs !== null && bucketMs % HOUR_MS !== 0) return null;
+  const from = Math.ceil(afterMs / HOUR_MS) * HOUR_MS;
+  const to = Math.floor(beforeMs / HOUR_MS) * HOUR_MS;
+  return from < to ? { from, to } : null;
+}
 
 export function dedupeGroupBy(groupBy: FeedbackGroupBy[]): FeedbackGroupBy[] {
   return [...new Set(groupBy)];

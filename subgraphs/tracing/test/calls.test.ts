@@ -87,6 +87,30 @@ describe('POST /traces/call/start', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('a project already known to exist is still closed to callers outside its entity (every write route)', async () => {
+    // trellis/default has been written to, so the adapter no longer asks identity about it: the tracing
+    // mutations themselves must answer 403 and write nothing.
+    expect((await traces(platform, '/call/start', startOf('trellis/default', { id: 'known-ok' }))).status).toBe(200);
+    const outsider = await platform.createUser('dave', { team4: 'MEMBER' });
+    const now = new Date().toISOString();
+    const attempts = [
+      await traces(platform, '/call/start', startOf('trellis/default', { id: 'known-denied' }), outsider.key),
+      await traces(platform, '/call/end', { end: { project_id: 'trellis/default', id: 'known-ok', ended_at: now, summary: {}, output: 'x' } }, outsider.key),
+      await traces(platform, '/call/upsert_batch', { batch: [{ mode: 'start', req: startOf('trellis/default', { id: 'known-denied' }) }] }, outsider.key),
+      await traces(platform, '/v2/trellis/default/call/start', startOf('trellis/default', { id: 'known-denied' }), outsider.key),
+      await traces(platform, '/feedback/create', { project_id: 'trellis/default', weave_ref: 'weave:///trellis/default/call/known-ok', feedback_type: 'note', payload: {} }, outsider.key),
+    ];
+    for (const attempt of attempts) {
+      expect(attempt.status).toBe(403);
+      expect(attempt.body).toEqual({ reason: expect.stringContaining('trellis') });
+    }
+    const read = await traces(platform, '/call/read', { project_id: 'trellis/default', id: 'known-ok' });
+    expect(read.body.call.ended_at).toBeNull();
+    expect((await traces(platform, '/call/read', { project_id: 'trellis/default', id: 'known-denied' })).status).toBe(404);
+    const feedback = await traces(platform, '/feedback/query', { project_id: 'trellis/default' });
+    expect(feedback.body.result).toEqual([]);
+  });
+
   it('GraphQL callers are checked by the tracing resolvers too', async () => {
     const member = await platform.createUser('bob', { team2: 'MEMBER' });
     const res = await platform.graphql(`mutation($body: JSONObject!) { startCall(body: $body) { id } }`, { body: startOf('trellis/default') }, member.key);

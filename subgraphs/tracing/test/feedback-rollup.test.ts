@@ -1,0 +1,180 @@
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
+import type { TracingDatabase } from '../db/database.js';
+import { FeedbackService } from '../feedback/feedback.service.js';
+import { wholeHoursOf } from '../feedback/feedback.store.js';
+import { traces } from './helpers.js';
+
+/**
+ * The hourly rollup must answer exactly what the feedback rows answer: randomized feedback (written in bulk, one
+ * by one through REST, then partly updated and deleted) and randomized requests — windows with partial edge hours,
+ * bucket sizes that are and are not whole hours, every filter and group_by — compared with the raw-row path.
+ */
+const P = 'trellis/default';
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 1, 0, 0, 0);
+const SPAN = 30 * HOUR;
+
+let platform: TestPlatform;
+let db: Kysely<TracingDatabase>;
+let feedback: FeedbackService;
+
+/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
+function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = prng(20261121);
+const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+const some = <T>(values: readonly T[], max = 3): T[] => Array.from({ length: Math.floor(random() * (max + 1)) }, () => pick(values));
+
+const SCORERS = [null, 'Tox', 'Toxic2', 'Help', 'help'];
+const MONITORS = [null, 'Mon', 'Monitor9'];
+const TYPES = ['wandb.runnable.Tox', 'wandb.runnable.Help', 'wandb.note', 'other.kind'];
+const TAGS = ['toxic', 'helpful', 'short', 'tox'];
+const AGENTS = [null, 'agent1', 'agent2'];
+const RATINGS = [0, 0.1, 0.2, 0.25, 0.5, 0.8, 1];
+
+function randomRow(index: number) {
+  const ratings: Record<string, number> = {};
+  if (random() < 0.7) ratings._rating_ = random() < 0.6 ? pick(RATINGS) : random();
+  if (random() < 0.5) ratings.relevance = random() * 10;
+  if (random() < 0.2) ratings.tone = pick(RATINGS);
+  const names = Object.keys(ratings);
+  return {
+    project_id: P,
+    id: crypto.randomUUID(),
+    weave_ref: `weave:///${P}/${pick(['call', 'agent_turn', 'agent_conversation'])}/c${index}`,
+    feedback_type: pick(TYPES),
+    payload: {},
+    created_ms: T0 + Math.floor(random() * SPAN),
+    scorer_id: pick(SCORERS),
+    monitor_id: pick(MONITORS),
+    span_type: pick([null, 'agent_turn', 'agent_conversation']),
+    scorer_tags: some(TAGS),
+    scorer_rating_names: names,
+    scorer_rating_values: names.map((name) => ratings[name]!),
+    rating: ratings._rating_ ?? null,
+    span_agent_name: pick(AGENTS),
+    span_agent_version: pick([null, 'v1', '']),
+    span_status_code: pick(['UNSET', 'OK', 'ERROR']),
+  };
+}
+
+function randomRequest() {
+  const aligned = random() < 0.3;
+  const after = aligned ? T0 + Math.floor(random() * 10) * HOUR : T0 - HOUR + Math.floor(random() * 12 * HOUR);
+  const before = aligned && random() < 0.5 ? after + Math.ceil(random() * 20) * HOUR : after + 1 + Math.floor(random() * 25 * HOUR);
+  const request: Record<string, unknown> = { after_ms: after, before_ms: before };
+  const bucket = pick([null, null, 3600, 3600, 7200, 86_400, 1800, 60, 5400]);
+  if (bucket && (before - after) / (bucket * 1000) <= 10_000) request.time_bucket_seconds = bucket;
+  if (random() < 0.5) request.group_by = some(['scorer_id', 'span_agent_name', 'span_agent_version', 'span_status_code'] as const, 2);
+  if (random() < 0.25) request.feedback_types = some(['wandb.runnable', 'wandb.runnable.Tox*', 'wandb.note', 'other'], 2);
+  if (random() < 0.25) request.scorer_ids = some(['Tox', 'Tox*', 'help', 'Help*', 'Nobody'], 2);
+  if (random() < 0.15) request.monitor_ids = some(['Mon', 'Mon*'], 1);
+  if (random() < 0.2) request.span_types = some(['agent_turn', 'agent_conversation'] as const, 1);
+  if (random() < 0.3) request.tags = some(TAGS, 2);
+  if (random() < 0.15) request.span_agent_names = some(['agent1', 'agent2'], 1);
+  if (random() < 0.3) request.rating_min = pick([0, 0.1, 0.2, 0.5]);
+  if (random() < 0.3) request.rating_max = pick([0.25, 0.5, 0.8, 1]);
+  return request;
+}
+
+async function insertRows(rows: ReturnType<typeof randomRow>[]) {
+  // One statement: the rollup triggers see the whole batch at once (the bulk path).
+  await sql`
+    insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, created_ms, created_at, scorer_id, monitor_id,
+      span_type, scorer_tags, scorer_rating_names, scorer_rating_values, rating, span_agent_name, span_agent_version, span_status_code)
+    select project_id, id, weave_ref, feedback_type, payload, created_ms, to_timestamp(created_ms / 1000.0), scorer_id, monitor_id,
+      span_type, scorer_tags, scorer_rating_names, scorer_rating_values, rating, span_agent_name, span_agent_version, span_status_code
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(project_id text, id uuid, weave_ref text, feedback_type text, payload jsonb,
+      created_ms bigint, scorer_id text, monitor_id text, span_type text, scorer_tags text[], scorer_rating_names text[],
+      scorer_rating_values float8[], rating float8, span_agent_name text, span_agent_version text, span_status_code text)`.execute(db);
+}
+
+async function rollupSnapshot() {
+  return (await sql<Record<string, unknown>>`select * from tracing.feedback_hourly order by project_id, by_rating, hour_ms, dims_key`.execute(db)).rows;
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  db = platform.db.forSchema<TracingDatabase>('tracing');
+  feedback = new FeedbackService(db);
+  await insertRows(Array.from({ length: 1500 }, (_, i) => randomRow(i)));
+  await insertRows(Array.from({ length: 300 }, (_, i) => randomRow(2000 + i)));
+  // Through the service path too (one row per statement), then moved into the span.
+  for (let i = 0; i < 20; i++) {
+    const row = randomRow(3000 + i);
+    const ratings = Object.fromEntries(row.scorer_rating_names.map((name, k) => [name, row.scorer_rating_values[k]!]));
+    const res = await traces(platform, '/feedback/create', {
+      project_id: P, weave_ref: row.weave_ref, feedback_type: row.feedback_type, payload: {}, scorer_tags: row.scorer_tags,
+      scorer_ratings: ratings, span_agent_name: row.span_agent_name, runnable_ref: row.scorer_id ? `weave:///${P}/object/${row.scorer_id}:d` : null,
+    });
+    expect(res.status).toBe(200);
+    await sql`update tracing.feedback set created_ms = ${row.created_ms}, created_at = to_timestamp(${row.created_ms / 1000}) where id = ${res.body.id}::uuid`.execute(db);
+  }
+  // Updates and deletes keep the rollup exact as well.
+  await sql`update tracing.feedback set scorer_tags = array['toxic', 'toxic'], rating = null where created_ms % 7 = 0`.execute(db);
+  await sql`delete from tracing.feedback where created_ms % 11 = 0`.execute(db);
+}, 60_000);
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+describe('feedback hourly rollup', () => {
+  it('holds exactly the feedback rows, at both grains', async () => {
+    const counts = await sql<{ rows: number; coarse: number; fine: number }>`
+      select (select count(*)::int from tracing.feedback) as rows,
+             (select sum(n)::int from tracing.feedback_hourly where not by_rating) as coarse,
+             (select sum(n)::int from tracing.feedback_hourly where by_rating) as fine`.execute(db);
+    expect(counts.rows[0]!.rows).toBeGreaterThan(1500);
+    expect(counts.rows[0]).toEqual({ rows: counts.rows[0]!.rows, coarse: counts.rows[0]!.rows, fine: counts.rows[0]!.rows });
+    const empty = await sql<{ n: number }>`select count(*)::int as n from tracing.feedback_hourly where n <= 0`.execute(db);
+    expect(empty.rows[0]!.n).toBe(0);
+  });
+
+  it('answers 200 randomized requests exactly like the raw rows', async () => {
+    let usedRollup = 0;
+    for (let i = 0; i < 200; i++) {
+      const request = randomRequest();
+      const bucketMs = request.time_bucket_seconds ? Number(request.time_bucket_seconds) * 1000 : null;
+      if (wholeHoursOf(Number(request.after_ms), Number(request.before_ms), bucketMs)) usedRollup++;
+      const fromRollup = await feedback.aggregate(P, request);
+      const fromRows = await feedback.aggregate(P, request, { rollup: false });
+      expect(fromRollup, JSON.stringify(request)).toEqual(fromRows);
+    }
+    expect(usedRollup).toBeGreaterThan(100);
+  });
+
+  it('keeps ratings apart that print alike (a writer with extra_float_digits = 0)', async () => {
+    const at = T0 + 40 * HOUR; // beyond every randomized window
+    await db.transaction().execute(async (trx) => {
+      await sql`set local extra_float_digits = 0`.execute(trx);
+      await sql`insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, created_ms, scorer_rating_names, scorer_rating_values, rating)
+        select ${P}, gen_random_uuid(), 'weave:///x/call/y', 'wandb.note', '{}', ${at + 5}, array['_rating_'], array[r], r
+        from unnest(array[0.1::float8, 0.1::float8 + 1e-17::float8 * 2]) as r`.execute(trx);
+    });
+    const request = { after_ms: at, before_ms: at + 2 * HOUR, rating_max: 0.1 };
+    const fromRollup = await feedback.aggregate(P, request);
+    expect(fromRollup.buckets[0]!.total_count).toBe(1);
+    expect(fromRollup).toEqual(await feedback.aggregate(P, request, { rollup: false }));
+  });
+
+  it('a rolled-back feedback write leaves the rollup unchanged', async () => {
+    const before = await rollupSnapshot();
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, created_ms, scorer_tags)
+          values (${P}, gen_random_uuid(), 'weave:///x/call/y', 'wandb.note', '{}', ${T0 + 5}, array['toxic'])`.execute(trx);
+        throw new Error('rejected');
+      }),
+    ).rejects.toThrow('rejected');
+    expect(await rollupSnapshot()).toEqual(before);
+  });
+});
