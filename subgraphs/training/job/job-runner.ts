@@ -11,10 +11,8 @@ import type { JobRow, ModelRow, TrainingDb, TrainingStore } from '../store.js';
 import type { TrainingConfig } from '../training-config.js';
 import type { TrajectoryGroup } from '../training.schemas.js';
 import { TrainingInputError, type AdapterFiles, type StepMetrics, type TrainerBackend, type TrainingWork } from '../trainer/trainer-backend.js';
+import { parseTrainJsonl } from '../sft/train-jsonl.js';
 import { enqueueTrainingJob } from './job-queue.js';
-
-/** Turns an SFT job's `training_data_url` into examples (the registry resolves the dataset artifact). */
-export type SftDataResolver = (model: ModelRow, trainingDataUrl: string) => Promise<{ messages: unknown[]; tools?: unknown[] }[]>;
 
 /**
  * Runs one training job end to end: claims it (QUEUED → RUNNING), trains through the backend with a heartbeat,
@@ -31,7 +29,6 @@ export class TrainingJobRunner {
     private readonly backend: TrainerBackend,
     private readonly config: TrainingConfig,
     private readonly logger: Logger,
-    private readonly resolveSftData: SftDataResolver,
   ) {}
 
   async run(jobId: string): Promise<void> {
@@ -56,7 +53,7 @@ export class TrainingJobRunner {
     // Step events are written in order, one after the other, while training continues in its thread.
     let stepWrites: Promise<void> = Promise.resolve();
     try {
-      const work = await this.workOf(job, model);
+      const work = await this.workOf(job);
       const numSequences = work.kind === 'RL' ? work.trajectoryGroups.reduce((n, group) => n + group.trajectories.length, 0) : work.examples.length;
       await this.store.transaction((trx) => this.store.insertJobEvent(trx, jobId, 'training_started', { num_sequences: numSequences }));
       const latest = await this.store.latestCheckpoint(model.id);
@@ -114,13 +111,16 @@ export class TrainingJobRunner {
     });
   }
 
-  private async workOf(job: JobRow, model: ModelRow): Promise<TrainingWork> {
+  private async workOf(job: JobRow): Promise<TrainingWork> {
     const request = job.request as Record<string, any>;
     if (job.kind === 'RL') {
       return { kind: 'RL', trajectoryGroups: request.trajectory_groups as TrajectoryGroup[], config: trainerConfig(request.experimental_config) };
     }
-    const examples = await this.resolveSftData(model, request.training_data_url as string);
-    return { kind: 'SFT', examples, config: { ...trainerConfig(request.experimental_config), ...trainerConfig(request.config) } };
+    // The copy of train.jsonl taken when the job was submitted (training trains on what was submitted).
+    const dataset = await this.store.jobDataset(job.id);
+    if (!dataset) throw new TrainingInputError(`The job has no dataset snapshot of ${String(request.training_data_url)}; submit it again`);
+    const { examples, lineNumbers } = parseTrainJsonl(dataset.content);
+    return { kind: 'SFT', examples, lineNumbers, config: { ...trainerConfig(request.experimental_config), ...trainerConfig(request.config) } };
   }
 
   private succeed(submitted: JobRow, model: ModelRow, trainedStep: number, files: AdapterFiles, metrics: StepMetrics): Promise<void> {

@@ -54,11 +54,20 @@ export class EmbeddedTrainer implements TrainerBackend {
       if (error instanceof OperationCancelledError) throw error;
       // The runtime rejects bad data before training (e.g. logprobs that do not spell the content): the user's fault.
       if (error instanceof InvalidTrajectoryError || (error instanceof ModelRuntimeError && !(error instanceof OperationCancelledError))) {
-        throw new TrainingInputError((error as Error).message);
+        const message = (error as Error).message;
+        throw new TrainingInputError(work.kind === 'SFT' ? withLineNumbers(message, work.lineNumbers) : message);
       }
       throw error;
     }
   }
+}
+
+/** The runtime names SFT examples by index (`examples[3]: …`); the user knows them as lines of train.jsonl. */
+function withLineNumbers(message: string, lineNumbers: number[]): string {
+  return message.replace(/examples\[(\d+)\]/g, (text, index: string) => {
+    const line = lineNumbers[Number(index)];
+    return line === undefined ? text : `train.jsonl line ${line}`;
+  });
 }
 
 function numericOnly(metrics: Record<string, unknown>): StepMetrics {

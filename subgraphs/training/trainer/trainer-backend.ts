@@ -8,7 +8,13 @@ export interface AdapterFiles {
 
 export type TrainingWork =
   | { kind: 'RL'; trajectoryGroups: TrajectoryGroup[]; config: Record<string, unknown> }
-  | { kind: 'SFT'; examples: { messages: unknown[]; tools?: unknown[] }[]; config: Record<string, unknown> };
+  | {
+      kind: 'SFT';
+      examples: { messages: unknown[]; tools?: unknown[] }[];
+      /** The train.jsonl line of each example, so a trainer's complaint about examples[i] can name its line. */
+      lineNumbers: number[];
+      config: Record<string, unknown>;
+    };
 
 export interface TrainRequest {
   jobId: string;
