@@ -13,7 +13,9 @@ import {
   type TrajectoryGroup,
 } from './training.schemas.js';
 import type { GraphCaller } from '../../platform/graphql/platform-graph.js';
+import { TRAINING_RUN_KILLED_EVENT } from '../../platform/events/contracts.js';
 import { enqueueTrainingJob } from './job/job-queue.js';
+import { publishTrainingEvent } from './job/job-runner.js';
 import type { SftDatasetResolver } from './sft/dataset-resolver.js';
 import type { CheckpointRow, JobEventRow, JobRow, ModelRow, TrainingStore } from './store.js';
 
@@ -207,6 +209,11 @@ export class TrainingService {
       if (job.status !== 'QUEUED' && job.status !== 'RUNNING') return job;
       const now = new Date();
       await this.store.updateJob(trx, id, { status: 'CANCELLED', training_end: now, error_message: null, heartbeat_at: null });
+      // A running job had moved the model's registry run to RUNNING: it ends KILLED (a queued one never started it).
+      if (job.status === 'RUNNING') {
+        const model = (await this.store.model(job.model_id, trx))!;
+        await publishTrainingEvent(trx, TRAINING_RUN_KILLED_EVENT, job, model);
+      }
       // ART's poll loop ends only on training_ended or training_failed; a cancelled job must end it too.
       await this.store.insertJobEvent(trx, id, 'training_failed', { error_message: CANCELLED_MESSAGE });
       return { ...job, status: 'CANCELLED', training_end: now };

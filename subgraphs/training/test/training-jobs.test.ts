@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_DIR, choiceFromGeneration, generate, loadModel, type LlamaModel } from '../../../model-runtime/index.js';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
@@ -39,6 +40,22 @@ async function uploadDataset(collection: string, content: string, path = 'train.
   });
   expect(response.status).toBe(200);
   return (await response.json()) as { version: string };
+}
+
+/**
+ * Every state the model's registry run has been in, oldest first, from its RUN_STATE events (the registry records
+ * training's platform events asynchronously: waits until the run is FINISHED, FAILED or KILLED last).
+ */
+async function runStates(runName: string, timeoutMs = 20_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql<{ state: string }>`
+      select payload->>'state' as state from platform_events.events
+      where type = 'RUN_STATE' and payload->'run'->>'name' = ${runName} order by id`.execute(platform.db.root);
+    const states = rows.map((row) => row.state);
+    if (['FINISHED', 'FAILED', 'KILLED'].includes(states.at(-1) ?? '') || Date.now() > deadline) return states;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 const createModel = async (name: string) =>
@@ -306,6 +323,8 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     const next = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: await rolloutGroups(1, 2) });
     expect((await pollEvents(next.body.id)).at(-1)!.type).toBe('training_ended');
     expect((await call('GET', `/v1/preview/training-jobs/${slow.body.id}`)).body.status).toBe('CANCELLED');
+    // The registry run did not stay RUNNING: the cancel ended it KILLED (before the next job started it again).
+    expect(await runStates(model.run_id)).toContain('KILLED');
     // The cancelled training stored nothing: the only checkpoint is the next job's.
     expect((await call('GET', `/v1/preview/models/${model.id}/checkpoints`)).body.data.map((item: { step: number }) => item.step)).toEqual([1]);
   });
