@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { withMigrationLock } from '../../platform/db/migrate.js';
 import { migrateEvents } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
@@ -54,5 +55,8 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
   },
   workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
   onStop: (services) => services.chat.close(),
+  subscriptions: ({ chat }) => ({
+    trainingChatCompletionChunks: (args, context) => chat.stream(requirePrincipal(context), args.request, context.signal),
+  }),
   references: () => ({ Project: passThroughReference }),
 });
