@@ -36,7 +36,7 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
     const trainingConfig = loadTrainingConfig(config);
     const db = store as Kysely<TrainingDatabase>;
-    const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer();
+    const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer(trainingConfig.concurrency);
     const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger);
     return {
       store: trainingStore,
@@ -54,7 +54,10 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     await withMigrationLock(db.root, () => migrateJobQueue(db.pool, logger));
   },
   workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
-  onStop: (services) => services.chat.close(),
+  onStop: async (services) => {
+    await services.runner.close();
+    await services.chat.close();
+  },
   subscriptions: ({ chat }) => ({
     trainingChatCompletionChunks: (args, context) => chat.stream(requirePrincipal(context), args.request, context.signal),
   }),

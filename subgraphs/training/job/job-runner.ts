@@ -93,6 +93,11 @@ export class TrainingJobRunner {
     for (const controller of this.inFlight.values()) controller.abort();
   }
 
+  /** After stop(): releases the trainer's threads. */
+  async close(): Promise<void> {
+    await this.backend.close?.();
+  }
+
   private claim(jobId: string): Promise<{ job: JobRow; model: ModelRow } | undefined> {
     return this.store.transaction(async (trx) => {
       const job = await this.store.jobForUpdate(trx, jobId);

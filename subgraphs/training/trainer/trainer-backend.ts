@@ -35,6 +35,8 @@ export type StepMetrics = Record<string, number>;
 export interface TrainerBackend {
   readonly name: string;
   train(request: TrainRequest, onStep: (metrics: StepMetrics) => void): Promise<{ files: AdapterFiles; step: number }>;
+  /** Releases threads or connections at shutdown, after in-flight jobs were stopped. */
+  close?(): Promise<void>;
 }
 
 /** A failure the user caused (bad data, unknown base model): reported as the job's error_message, never retried. */
