@@ -4,7 +4,9 @@
  *   2. /training/v1/health and the events endpoint, p50/p99, idle vs. while a long job trains (target: health p99
  *      during training within 3× of idle) — the trainer runs in a worker thread, so the API thread stays free;
  *   3. jobs per minute on small RL jobs with one worker vs. two (TRELLIS_TRAINING_CONCURRENCY), same run, each after
- *      warm-up jobs that start its warm trainer threads (one per worker).
+ *      warm-up jobs that start its warm trainer threads (one per worker);
+ *   4. what a warm thread saves per job: the same small RL job trained directly on a fresh worker thread per job
+ *      (model-runtime's runTrainingInWorker, what the trainer did before) vs. on a WarmTrainerPool thread, alternating.
  * PostgreSQL: DATABASE_URL (a server URL; a fresh database per phase) or an embedded server in a temp dir.
  * Run: npm run build && node dist/bench/training.js [--jobs 12]
  */
@@ -16,6 +18,8 @@ import { createDatabase } from '../platform/db/connection.js';
 import { startEmbeddedPostgres } from '../platform/db/embedded-postgres.js';
 import { createLogger } from '../platform/logger.js';
 import { startPlatform, type RunningPlatform } from '../platform/platform.js';
+import { DEFAULT_MODEL_DIR, runTrainingInWorker, type WorkerTrainingJob } from '../model-runtime/index.js';
+import { WarmTrainerPool } from '../subgraphs/training/trainer/warm-trainer-pool.js';
 import { fmt, summarize } from './support.js';
 
 const KEY = 'bench-admin-key-0123456789abcdefghij';
@@ -101,6 +105,25 @@ async function jobsPerMinute(api: Api, groups: unknown[], jobs: number): Promise
   return (jobs / (performance.now() - started)) * 60_000;
 }
 
+/** Per-job wall time of one small RL job on a fresh thread vs. a warm one, alternating so load drifts hit both. */
+async function threadCost(groups: unknown[], rounds: number): Promise<{ fresh: number[]; warm: number[] }> {
+  const job = { kind: 'rl', trajectoryGroups: groups, config: {} } as unknown as WorkerTrainingJob;
+  const pool = new WarmTrainerPool(DEFAULT_MODEL_DIR, 1);
+  await pool.train(job); // starts the warm thread
+  const fresh: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let started = performance.now();
+    await runTrainingInWorker(DEFAULT_MODEL_DIR, job);
+    fresh.push(performance.now() - started);
+    started = performance.now();
+    await pool.train(job);
+    warm.push(performance.now() - started);
+  }
+  await pool.close();
+  return { fresh, warm };
+}
+
 async function main() {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-c-'));
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
@@ -152,6 +175,11 @@ async function main() {
   const perMinuteTwo = await jobsPerMinute(two, groups, JOBS);
   await two.platform.close();
   lines.push(`jobs per minute (small RL jobs, one step each): one worker ${perMinuteOne.toFixed(1)}, two workers ${perMinuteTwo.toFixed(1)} (${(perMinuteTwo / perMinuteOne).toFixed(2)}×)`);
+  const cost = await threadCost(groups, 6);
+  const [freshJob, warmJob] = [summarize(cost.fresh), summarize(cost.warm)];
+  lines.push(
+    `one small RL job, trainer only (n=${freshJob.n} each, alternating): fresh thread per job median ${fmt(freshJob.median)}, warm thread median ${fmt(warmJob.median)} (${(freshJob.median / warmJob.median).toFixed(1)}× faster warm)`,
+  );
 
   console.log(lines.join('\n'));
   await embedded?.stop();

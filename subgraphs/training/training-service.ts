@@ -15,7 +15,7 @@ import {
 import type { GraphCaller } from '../../platform/graphql/platform-graph.js';
 import { TRAINING_RUN_KILLED_EVENT } from '../../platform/events/contracts.js';
 import { enqueueTrainingJob } from './job/job-queue.js';
-import { publishTrainingEvent } from './job/job-runner.js';
+import { publishTrainingEvent } from './job/training-run-events.js';
 import type { SftDatasetResolver } from './sft/dataset-resolver.js';
 import type { CheckpointRow, JobEventRow, JobRow, ModelRow, TrainingStore } from './store.js';
 

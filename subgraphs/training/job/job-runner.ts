@@ -5,7 +5,6 @@ import {
   TRAINING_RUN_STARTED_EVENT,
   type TrainingCheckpointSavedPayload,
 } from '../../../platform/events/contracts.js';
-import { publishEvent } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { JobRow, ModelRow, TrainingDb, TrainingStore } from '../store.js';
 import type { TrainingConfig } from '../training-config.js';
@@ -13,6 +12,7 @@ import type { TrajectoryGroup } from '../training.schemas.js';
 import { TrainingInputError, type AdapterFiles, type StepMetrics, type TrainerBackend, type TrainingWork } from '../trainer/trainer-backend.js';
 import { parseTrainJsonl } from '../sft/train-jsonl.js';
 import { enqueueTrainingJob } from './job-queue.js';
+import { publishTrainingEvent, type TrainingRunRefFields } from './training-run-events.js';
 
 /**
  * Runs one training job end to end: claims it (QUEUED → RUNNING), trains through the backend with a heartbeat,
@@ -181,25 +181,4 @@ export class TrainingJobRunner {
 function trainerConfig(config: unknown): Record<string, unknown> {
   if (!config || typeof config !== 'object') return {};
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null && (typeof value !== 'object')));
-}
-
-type TrainingRunRefFields = { author_id: string; model_id: string; model_name: string; base_model: string; run_name: string; job_id: string };
-
-/** Publishes one of training's registry-facing events in the caller's transaction (see platform/events/contracts.ts). */
-export async function publishTrainingEvent(
-  trx: TrainingDb,
-  type: string,
-  job: JobRow,
-  model: ModelRow,
-  extra: Record<string, unknown> = {},
-): Promise<void> {
-  const ref: TrainingRunRefFields = {
-    author_id: job.created_by_id,
-    model_id: model.id,
-    model_name: model.name,
-    base_model: model.base_model,
-    run_name: model.run_id,
-    job_id: job.id,
-  };
-  await publishEvent(trx as never, { type, entity: model.entity, project: model.project, author: job.created_by, payload: { ...ref, ...extra } });
 }
