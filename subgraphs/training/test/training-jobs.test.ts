@@ -272,6 +272,15 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     expect(message).toMatch(/^train\.jsonl has 3 invalid lines: line 2: invalid JSON .*; line 3: missing "messages"; line 5: no assistant turn to train on$/);
     expect((await call('GET', `/v1/preview/training-jobs/${job.body.id}`)).body).toMatchObject({ status: 'FAILED', error_message: message });
     expect((await call('GET', `/v1/preview/models/${model.id}/checkpoints`)).body.data).toEqual([]);
+
+    // A line in the OpenAI shape that the embedded trainer cannot use (a tool turn) is named by its line too.
+    const toolTurn = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'tool', content: '42' }, { role: 'assistant', content: 'ok' }] });
+    await uploadDataset('tool-turns', `${good}\n\n${toolTurn}\n`);
+    const second = await call('POST', '/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: 'wandb-artifact:///trellis/jobs/tool-turns' });
+    expect((await pollEvents(second.body.id)).at(-1)).toMatchObject({
+      type: 'training_failed',
+      data: { error_message: expect.stringMatching(/^train\.jsonl line 3: messages\[1\]\.role/) },
+    });
   });
 
   it('a training_data_url that does not resolve is a 422 naming it, and creates no job', async () => {
