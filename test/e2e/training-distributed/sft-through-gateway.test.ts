@@ -71,6 +71,18 @@ describe('SFT with training as a separate service', () => {
     expect((await call('GET', `/training/v1/preview/models/${model.body.id}/checkpoints`)).body.data.map((c: { step: number }) => c.step)).toEqual([1]);
   });
 
+  it('streams checkpoint completions from the training service (graphql-ws behind the gateway)', async () => {
+    const response = await fetch(`${gatewayUrl}/training/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'trellis-tiny', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, temperature: 0, stream: true }),
+    });
+    expect(response.status).toBe(200);
+    const data = (await response.text()).split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => block.slice(6));
+    expect(data.at(-1)).toBe('[DONE]');
+    expect(JSON.parse(data[0]!)).toMatchObject({ object: 'chat.completion.chunk', choices: [{ delta: { role: 'assistant' } }] });
+  });
+
   it('the gateway refuses an identity header not signed with the platform\'s secret', async () => {
     const admin = { userId: 'x', username: 'admin', isAdmin: true, apiKeyId: '', defaultEntity: 'trellis', teams: {}, projectAdmin: [], registryAdmin: [] };
     const response = await fetch(`${gatewayUrl}/graphql`, {
