@@ -3,7 +3,10 @@
  *   1. submission → training_started latency (client-observed, polling events every 5 ms), small RL jobs;
  *   2. /training/v1/health and the events endpoint, p50/p99, idle vs. while a long job trains (target: health p99
  *      during training within 3× of idle) — the trainer runs in a worker thread, so the API thread stays free;
- *   3. jobs per minute on small RL jobs with one worker vs. two (TRELLIS_TRAINING_CONCURRENCY), same run.
+ *   3. jobs per minute on small RL jobs with one worker vs. two (TRELLIS_TRAINING_CONCURRENCY), same run, each after
+ *      warm-up jobs that start its warm trainer threads (one per worker);
+ *   4. what a warm thread saves per job: the same small RL job trained directly on a fresh worker thread per job
+ *      (model-runtime's runTrainingInWorker, what the trainer did before) vs. on a WarmTrainerPool thread, alternating.
  * PostgreSQL: DATABASE_URL (a server URL; a fresh database per phase) or an embedded server in a temp dir.
  * Run: npm run build && node dist/bench/training.js [--jobs 12]
  */
@@ -15,6 +18,8 @@ import { createDatabase } from '../platform/db/connection.js';
 import { startEmbeddedPostgres } from '../platform/db/embedded-postgres.js';
 import { createLogger } from '../platform/logger.js';
 import { startPlatform, type RunningPlatform } from '../platform/platform.js';
+import { DEFAULT_MODEL_DIR, runTrainingInWorker, type WorkerTrainingJob } from '../model-runtime/index.js';
+import { WarmTrainerPool } from '../subgraphs/training/trainer/warm-trainer-pool.js';
 import { fmt, summarize } from './support.js';
 
 const KEY = 'bench-admin-key-0123456789abcdefghij';
@@ -84,6 +89,13 @@ async function timeRequests(api: Api, route: string, durationMs: number): Promis
   return samples;
 }
 
+/** Runs `threads` jobs at once so that many warm trainer threads exist (and their JIT is warm) before measuring. */
+async function warmUp(api: Api, groups: unknown[], threads: number): Promise<void> {
+  const models = await Promise.all(Array.from({ length: threads }, (_, i) => createModel(api, `warm-up-${Date.now()}-${i}`)));
+  const ids = await Promise.all(models.map(async (model) => (await api.call('POST', '/v1/preview/training-jobs', { model_id: model, trajectory_groups: groups })).body.id));
+  for (const id of ids) await waitForEvent(api, id, 'training_ended', 20);
+}
+
 async function jobsPerMinute(api: Api, groups: unknown[], jobs: number): Promise<number> {
   const models = await Promise.all(Array.from({ length: jobs }, (_, i) => createModel(api, `throughput-${Date.now()}-${i}`)));
   const started = performance.now();
@@ -91,6 +103,25 @@ async function jobsPerMinute(api: Api, groups: unknown[], jobs: number): Promise
   for (const modelId of models) ids.push((await api.call('POST', '/v1/preview/training-jobs', { model_id: modelId, trajectory_groups: groups })).body.id);
   for (const id of ids) await waitForEvent(api, id, 'training_ended', 50);
   return (jobs / (performance.now() - started)) * 60_000;
+}
+
+/** Per-job wall time of one small RL job on a fresh thread vs. a warm one, alternating so load drifts hit both. */
+async function threadCost(groups: unknown[], rounds: number): Promise<{ fresh: number[]; warm: number[] }> {
+  const job = { kind: 'rl', trajectoryGroups: groups, config: {} } as unknown as WorkerTrainingJob;
+  const pool = new WarmTrainerPool(DEFAULT_MODEL_DIR, 1);
+  await pool.train(job); // starts the warm thread
+  const fresh: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let started = performance.now();
+    await runTrainingInWorker(DEFAULT_MODEL_DIR, job);
+    fresh.push(performance.now() - started);
+    started = performance.now();
+    await pool.train(job);
+    warm.push(performance.now() - started);
+  }
+  await pool.close();
+  return { fresh, warm };
 }
 
 async function main() {
@@ -129,6 +160,8 @@ async function main() {
   const busyHealth = summarize(await timeRequests(one, '/v1/health', 5_000));
   const busyEvents = summarize(await timeRequests(one, `/v1/preview/training-jobs/${long}/events`, 5_000));
   await one.call('POST', `/v1/preview/training-jobs/${long}/cancel`);
+  // The cancelled job's thread was terminated; its replacement warms up before the throughput phase.
+  await warmUp(one, groups, 1);
   lines.push(
     `/v1/health: idle median ${fmt(idleHealth.median)} p99 ${fmt(idleHealth.p99)} (n=${idleHealth.n}); while training median ${fmt(busyHealth.median)} p99 ${fmt(busyHealth.p99)} (n=${busyHealth.n}); p99 ratio ${(busyHealth.p99 / idleHealth.p99).toFixed(2)}×`,
     `events endpoint: idle median ${fmt(idleEvents.median)} p99 ${fmt(idleEvents.p99)}; while training median ${fmt(busyEvents.median)} p99 ${fmt(busyEvents.p99)}; p99 ratio ${(busyEvents.p99 / idleEvents.p99).toFixed(2)}×`,
@@ -138,11 +171,15 @@ async function main() {
   await one.platform.close();
 
   const two = await start(await createDatabase(serverUrl, `bench_c2_${Date.now()}`), tmp, 2);
-  const warmTwo = await createModel(two, 'warm-up');
-  await waitForEvent(two, (await two.call('POST', '/v1/preview/training-jobs', { model_id: warmTwo, trajectory_groups: groups })).body.id, 'training_ended', 20);
+  await warmUp(two, groups, 2);
   const perMinuteTwo = await jobsPerMinute(two, groups, JOBS);
   await two.platform.close();
   lines.push(`jobs per minute (small RL jobs, one step each): one worker ${perMinuteOne.toFixed(1)}, two workers ${perMinuteTwo.toFixed(1)} (${(perMinuteTwo / perMinuteOne).toFixed(2)}×)`);
+  const cost = await threadCost(groups, 6);
+  const [freshJob, warmJob] = [summarize(cost.fresh), summarize(cost.warm)];
+  lines.push(
+    `one small RL job, trainer only (n=${freshJob.n} each, alternating): fresh thread per job median ${fmt(freshJob.median)}, warm thread median ${fmt(warmJob.median)} (${(freshJob.median / warmJob.median).toFixed(1)}× faster warm)`,
+  );
 
   console.log(lines.join('\n'));
   await embedded?.stop();

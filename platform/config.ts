@@ -19,6 +19,11 @@ export interface PlatformConfig {
   internalSecret: string | undefined;
   /** Distributed topology: subgraph name → URL. Empty means every subgraph runs in-process. */
   subgraphUrls: Record<string, string>;
+  /**
+   * Distributed topology, subgraph services: the gateway's GraphQL URL (`http://gateway:8080/graphql`), through
+   * which a subgraph reads other subgraphs' data on behalf of its caller (signed identity header).
+   */
+  gatewayUrl: string | undefined;
   databasePoolSize: number;
   /**
    * The environment this configuration was read from. Settings that belong to one subgraph are parsed by that
@@ -56,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       : undefined,
     internalSecret: env.TRELLIS_INTERNAL_SECRET || undefined,
     subgraphUrls: parseSubgraphUrls(env.TRELLIS_SUBGRAPH_URLS),
+    gatewayUrl: gatewayUrl(env.TRELLIS_GATEWAY_URL),
     databasePoolSize: integer(env, 'TRELLIS_DB_POOL_SIZE', 20, 1, 500),
     env: { ...env },
   };
@@ -69,6 +75,12 @@ export function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, 
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function gatewayUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (!/^https?:\/\//.test(raw)) throw new ConfigError(`TRELLIS_GATEWAY_URL must be an http(s) URL, got "${raw}"`);
+  return raw;
 }
 
 /** `identity=http://127.0.0.1:4001/graphql,tracing=http://...` */

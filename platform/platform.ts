@@ -15,6 +15,7 @@ import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import { ConfigError, type PlatformConfig } from './config.js';
 import { TrellisError } from './errors.js';
 import { RemoteSubscriptions } from './graphql/subscriptions-over-websocket.js';
+import { InProcessGraph } from './graphql/platform-graph.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -84,9 +85,11 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     const remoteSubscriptions = remoteNames.length ? new RemoteSubscriptions(internalSecret) : undefined;
     if (remoteSubscriptions) cleanups.push({ step: 'remote subscriptions', run: () => remoteSubscriptions.close() });
 
+    // Subgraphs here read other subgraphs' data through this process's gateway (bound once it exists).
+    const graph = new InProcessGraph(logger);
     const started = new Map<string, StartedSubgraph<any>>();
     for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
-      const subgraph = await module.start({ db, config, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
+      const subgraph = await module.start({ db, config, graph, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
       started.set(module.name, subgraph);
       cleanups.push({ step: `subgraph ${module.name}`, run: () => subgraph.stop() });
     }
@@ -103,6 +106,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     const http = await createHttpServer({
       config,
       logger,
+      // Subgraph services call this gateway on behalf of their callers with the signed identity header.
+      internalSecret: internalSecret || undefined,
       authenticate: (key) => authenticator.authenticate(key),
       checkReady: async () => {
         await sql`select 1`.execute(db.root);
@@ -132,6 +137,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       maxDepth: config.graphqlMaxDepth,
       maxCost: config.graphqlMaxCost,
     });
+    graph.bind(apollo);
     await http.mountGateway(apollo);
     await http.app.listen({ host: config.host, port: config.port });
     const address = http.app.server.address();

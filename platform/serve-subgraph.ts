@@ -13,6 +13,7 @@ import type { GraphQLContext } from './graphql/context.js';
 import { loadOrCreateSecretFile } from './internal-secret.js';
 import { createLogger } from './logger.js';
 import { serveSubscriptions } from './graphql/subscriptions-over-websocket.js';
+import { RemoteGraph, UnavailableGraph } from './graphql/platform-graph.js';
 
 /**
  * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/platform/serve-subgraph.js tracing`).
@@ -30,7 +31,9 @@ const secret = await loadOrCreateSecretFile(config.dataDir, 'internal-secret', c
 
 const module = subgraphByName(name);
 const db = connectDatabase(config.databaseUrl, { max: config.databasePoolSize, applicationName: `trellis-${name}` });
-const subgraph = await module.start({ db, config, logger });
+// Data of other subgraphs is read through the gateway process, on behalf of the caller.
+const graph = config.gatewayUrl ? new RemoteGraph(config.gatewayUrl, secret) : new UnavailableGraph();
+const subgraph = await module.start({ db, config, graph, logger });
 
 const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }) });
 const apollo = new ApolloServer<GraphQLContext>({

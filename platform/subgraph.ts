@@ -11,6 +11,7 @@ import type { DatabaseConnection } from './db/connection.js';
 import { migrateSchema, type Migrations } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import type { GraphQLContext } from './graphql/context.js';
+import type { PlatformGraph } from './graphql/platform-graph.js';
 
 /**
  * The one shape every subgraph has. A subgraph is: GraphQL types and resolver classes (type-graphql), its store
@@ -25,6 +26,8 @@ export interface SubgraphDependencies {
   db: DatabaseConnection;
   config: PlatformConfig;
   logger: Logger;
+  /** The federated graph as a client, for reading other subgraphs' data on behalf of a caller (absent in tools). */
+  graph?: PlatformGraph;
 }
 
 /** A long-running task owned by a subgraph (delivery worker, job consumer…); stopped on graceful shutdown. */

@@ -41,6 +41,8 @@ export const TRAINING_RUN_STARTED_EVENT = 'training.run_started';
 export const TRAINING_CHECKPOINT_SAVED_EVENT = 'training.checkpoint_saved';
 export const TRAINING_RUN_FINISHED_EVENT = 'training.run_finished';
 export const TRAINING_RUN_FAILED_EVENT = 'training.run_failed';
+/** A running job was cancelled by its user: the run ends KILLED (the registry's state for a stopped run). */
+export const TRAINING_RUN_KILLED_EVENT = 'training.run_killed';
 
 interface TrainingRunRef {
   /** User id of whoever submitted the job. */
@@ -64,6 +66,8 @@ export interface TrainingCheckpointSavedPayload extends TrainingRunRef {
 }
 
 export type TrainingRunFinishedPayload = TrainingRunRef;
+
+export type TrainingRunKilledPayload = TrainingRunRef;
 
 export interface TrainingRunFailedPayload extends TrainingRunRef {
   error_message: string;

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { apiKeyFromAuthorization } from '../auth/credentials.js';
+import { PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-signature.js';
 import type { Principal } from '../auth/principal.js';
 import type { PlatformConfig } from '../config.js';
 import type { GraphQLContext } from '../graphql/context.js';
@@ -30,6 +31,11 @@ export interface HttpServerOptions {
   subscribe?: SubscriptionExecutor;
   /** Executes operations on subgraphs running in this process, for routes that name their subgraph. */
   executeLocal?: LocalExecutor;
+  /**
+   * Distributed topology: the secret subgraph services sign their callers' identity with when they call the graph
+   * (platform/graphql/platform-graph.ts). Without it, `/graphql` accepts API keys only.
+   */
+  internalSecret?: string;
   /** Extra plugins to register once the core is set up (e.g. streaming routes of a family). */
   extensions?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -116,6 +122,14 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       await app.register(fastifyApollo(apollo), {
         path: '/graphql',
         context: async (request): Promise<GraphQLContext> => {
+          if (options.internalSecret && request.headers.authorization === undefined && request.headers[PRINCIPAL_HEADER] !== undefined) {
+            // A subgraph service acting for its caller (the identity the gateway signed for it in the first place).
+            try {
+              return { principal: verifyPrincipal(request.headers, options.internalSecret), requestId: String(request.id), logger: request.log };
+            } catch {
+              throw invalidApiKeyError();
+            }
+          }
           const principal = await principalOf(request);
           if (principal === null) throw invalidApiKeyError();
           return { principal: principal ?? null, requestId: String(request.id), logger: request.log };

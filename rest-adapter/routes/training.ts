@@ -65,6 +65,14 @@ const chatCompletion = (path: string, summary: string) =>
     operation: 'mutation TrainingChatCompletion($request: JSONObject!) { createTrainingChatCompletion(request: $request) }',
     variables: ({ body }) => ({ request: body }),
     response: (data) => data.createTrainingChatCompletion,
+    sse: {
+      when: (input) => (input.body as { stream?: unknown } | null)?.stream === true,
+      subgraph: 'training',
+      subscription: 'subscription TrainingChatCompletionChunks($request: JSONObject!) { trainingChatCompletionChunks(request: $request) }',
+      variables: ({ body }) => ({ request: body }),
+      event: (data: { trainingChatCompletionChunks: unknown }) => data.trainingChatCompletionChunks,
+      done: '[DONE]',
+    },
   });
 
 /** The remote trainer protocol (docs/training.md), for trainer machines holding a platform operator's key. */

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { migrateEvents, PlatformEventStream } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import { ArtifactFileResolver, ArtifactVersionFileResolver } from './artifact/artifact-file.resolver.js';
 import { ArtifactResolver } from './artifact/artifact.resolver.js';
 import { ArtifactService } from './artifact/artifact.service.js';
 import type { RegistryDatabase } from './db/database.js';
@@ -19,7 +20,7 @@ import { RegistryStore } from './store.js';
 export const registrySubgraph = defineSubgraph<RegistryServices>({
   name: 'registry',
   migrations: registryMigrations,
-  resolvers: [RegistryProjectResolver, RegistryResolver, ArtifactResolver, RunResolver],
+  resolvers: [RegistryProjectResolver, RegistryResolver, ArtifactResolver, ArtifactFileResolver, ArtifactVersionFileResolver, RunResolver],
   orphanedTypes: [Project],
   createServices: async ({ store, db, logger }) => {
     // Every change here publishes a platform event in its own transaction: the outbox must exist.

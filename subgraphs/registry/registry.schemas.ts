@@ -38,6 +38,20 @@ export const CreateArtifactVersionSchema = Type.Object({
   tags: Type.Optional(Type.Union([Type.Array(Label, { maxItems: 100 }), Type.Null()])),
 });
 
+/**
+ * The REST form of CreateArtifactVersion (`POST /registry/v1/artifacts/{entity}/{project}/{collection}`): the path
+ * names the collection, files carry `content_base64`. The service still validates the GraphQL input it becomes.
+ */
+export const ArtifactVersionUploadBody = Type.Object({
+  type: Type.Optional(Type.Union([Name, Type.Null()])),
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  files: Type.Array(Type.Object({ path: Type.String({ minLength: 1, maxLength: 1024 }), content_base64: Type.String() }), { maxItems: 1000 }),
+  aliases: Type.Optional(Type.Union([Type.Array(Label, { maxItems: 100 }), Type.Null()])),
+  tags: Type.Optional(Type.Union([Type.Array(Label, { maxItems: 100 }), Type.Null()])),
+});
+export const ArtifactCollectionParams = Type.Object({ entity: Name, project: Name, collection: Name });
+export const ArtifactVersionParams = Type.Object({ entity: Name, project: Name, collection: Name, version: Label });
+
 export const CreateRunSchema = Type.Object({
   entity: Name,
   project: Name,

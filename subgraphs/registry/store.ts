@@ -193,6 +193,39 @@ export class RegistryStore {
       .executeTakeFirst();
   }
 
+  /** The version at index `v<N>` of a collection. */
+  memberAt(collectionId: string, versionIndex: number): Promise<string | undefined> {
+    return this.db
+      .selectFrom('memberships')
+      .select('version_id')
+      .where('collection_id', '=', collectionId)
+      .where('version_index', '=', versionIndex)
+      .executeTakeFirst()
+      .then((row) => row?.version_id);
+  }
+
+  /** The newest version of a collection (highest index). */
+  newestMember(collectionId: string): Promise<string | undefined> {
+    return this.db
+      .selectFrom('memberships')
+      .select('version_id')
+      .where('collection_id', '=', collectionId)
+      .orderBy('version_index', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+      .then((row) => row?.version_id);
+  }
+
+  aliasTarget(collectionId: string, alias: string): Promise<string | undefined> {
+    return this.db
+      .selectFrom('aliases')
+      .select('version_id')
+      .where('collection_id', '=', collectionId)
+      .where('alias', '=', alias)
+      .executeTakeFirst()
+      .then((row) => row?.version_id);
+  }
+
   membersOf(collectionId: string): Promise<{ version_id: string; version_index: number }[]> {
     return this.db
       .selectFrom('memberships')

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { withMigrationLock } from '../../platform/db/migrate.js';
 import { migrateEvents } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
@@ -16,7 +17,8 @@ import { TrainingModelResolver } from './model/model.resolver.js';
 import { Project, TrainingProjectResolver } from './project/project.resolver.js';
 import type { TrainingServices } from './services.js';
 import { TrainingStore } from './store.js';
-import { resolveSftDataset } from './sft-dataset.js';
+import { SftDatasetResolver } from './sft/dataset-resolver.js';
+import { UnavailableGraph } from '../../platform/graphql/platform-graph.js';
 import { EmbeddedTrainer } from './trainer/embedded-trainer.js';
 import { RemoteTrainer } from './trainer/remote-trainer.js';
 import { RemoteWorkerResolver } from './remote/remote-worker.resolver.js';
@@ -30,15 +32,16 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
   migrations: trainingMigrations,
   resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver, RemoteWorkerResolver],
   orphanedTypes: [Project],
-  createServices: ({ store, config, logger }) => {
+  createServices: ({ store, config, logger, graph }) => {
     const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
     const trainingConfig = loadTrainingConfig(config);
     const db = store as Kysely<TrainingDatabase>;
-    const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer();
-    const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger, resolveSftDataset);
+    const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer(trainingConfig.concurrency);
+    const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger);
     return {
       store: trainingStore,
-      training: new TrainingService(trainingStore),
+      // SFT datasets are read from the registry through the graph, as the submitting caller.
+      training: new TrainingService(trainingStore, new SftDatasetResolver(graph ?? new UnavailableGraph())),
       config: trainingConfig,
       runner,
       chat: new CheckpointChatService(trainingStore, trainingConfig.inferenceWorkers),
@@ -51,6 +54,12 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     await withMigrationLock(db.root, () => migrateJobQueue(db.pool, logger));
   },
   workers: (services, { db, logger }) => [new TrainingQueueWorker(db.pool, services.store, services.runner, services.config, logger)],
-  onStop: (services) => services.chat.close(),
+  onStop: async (services) => {
+    await services.runner.close();
+    await services.chat.close();
+  },
+  subscriptions: ({ chat }) => ({
+    trainingChatCompletionChunks: (args, context) => chat.stream(requirePrincipal(context), args.request, context.signal),
+  }),
   references: () => ({ Project: passThroughReference }),
 });

@@ -172,6 +172,17 @@ export class TrainingStore {
       .executeTakeFirstOrThrow();
   }
 
+  async insertJobDataset(
+    trx: TrainingDb,
+    dataset: { job_id: string; training_data_url: string; artifact_version_id: string; digest: string; content: Buffer },
+  ): Promise<void> {
+    await trx.insertInto('job_datasets').values(dataset).execute();
+  }
+
+  async jobDataset(jobId: string): Promise<{ training_data_url: string; digest: string; content: Buffer } | undefined> {
+    return this.db.selectFrom('job_datasets').select(['training_data_url', 'digest', 'content']).where('job_id', '=', jobId).executeTakeFirst();
+  }
+
   async job(id: string, db: TrainingDb = this.db): Promise<JobRow | undefined> {
     if (!isUuid(id)) return undefined;
     return db.selectFrom('jobs').select(JOB_COLUMNS).where('id', '=', id).executeTakeFirst();

@@ -12,7 +12,11 @@ import {
   TrajectoryLogBody,
   type TrajectoryGroup,
 } from './training.schemas.js';
+import type { GraphCaller } from '../../platform/graphql/platform-graph.js';
+import { TRAINING_RUN_KILLED_EVENT } from '../../platform/events/contracts.js';
 import { enqueueTrainingJob } from './job/job-queue.js';
+import { publishTrainingEvent } from './job/training-run-events.js';
+import type { SftDatasetResolver } from './sft/dataset-resolver.js';
 import type { CheckpointRow, JobEventRow, JobRow, ModelRow, TrainingStore } from './store.js';
 
 export const CANCELLED_MESSAGE = 'Training job was cancelled';
@@ -29,7 +33,10 @@ export interface Page<T> {
  * transaction; a rejected request changes nothing. Access follows the model's entity: team members only.
  */
 export class TrainingService {
-  constructor(private readonly store: TrainingStore) {}
+  constructor(
+    private readonly store: TrainingStore,
+    private readonly datasets: SftDatasetResolver,
+  ) {}
 
   /** Creates a model; with `return_existing` an existing model of that name is returned instead of a 409. */
   async createModel(principal: Principal, body: unknown): Promise<ModelRow> {
@@ -132,9 +139,16 @@ export class TrainingService {
     });
   }
 
-  async createSftJob(principal: Principal, body: unknown): Promise<JobRow> {
+  /**
+   * Resolves `training_data_url` as the caller (422 naming it when it does not name a dataset with train.jsonl that
+   * the caller can read; nothing is created) and stores a copy of train.jsonl with the job, in one transaction.
+   * The lines are checked when the job runs: bad lines fail the job with their line numbers.
+   */
+  async createSftJob(caller: GraphCaller, body: unknown): Promise<JobRow> {
+    const { principal } = caller;
     const input = validateOrThrow(SftJobCreateBody, body);
     await this.model(principal, input.model_id);
+    const dataset = await this.datasets.resolve(input.training_data_url, caller);
     return this.store.transaction(async (trx) => {
       const job = await this.store.insertJob(trx, {
         model_id: input.model_id,
@@ -146,6 +160,13 @@ export class TrainingService {
           config: input.config ?? null,
           experimental_config: input.experimental_config ?? null,
         },
+      });
+      await this.store.insertJobDataset(trx, {
+        job_id: job.id,
+        training_data_url: input.training_data_url,
+        artifact_version_id: dataset.artifactVersionId,
+        digest: dataset.digest,
+        content: dataset.content,
       });
       await enqueueTrainingJob(trx, job.id, 1);
       return job;
@@ -188,6 +209,11 @@ export class TrainingService {
       if (job.status !== 'QUEUED' && job.status !== 'RUNNING') return job;
       const now = new Date();
       await this.store.updateJob(trx, id, { status: 'CANCELLED', training_end: now, error_message: null, heartbeat_at: null });
+      // A running job had moved the model's registry run to RUNNING: it ends KILLED (a queued one never started it).
+      if (job.status === 'RUNNING') {
+        const model = (await this.store.model(job.model_id, trx))!;
+        await publishTrainingEvent(trx, TRAINING_RUN_KILLED_EVENT, job, model);
+      }
       // ART's poll loop ends only on training_ended or training_failed; a cancelled job must end it too.
       await this.store.insertJobEvent(trx, id, 'training_failed', { error_message: CANCELLED_MESSAGE });
       return { ...job, status: 'CANCELLED', training_end: now };

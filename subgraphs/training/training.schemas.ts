@@ -85,12 +85,11 @@ export const RlJobCreateBody = Type.Object({
 });
 export type RlJobCreateBody = Static<typeof RlJobCreateBody>;
 
-/** `wandb-artifact:///{entity}/{project}/{artifact}:{version}` (the two-slash typo is accepted too). */
-export const ARTIFACT_URL_PATTERN = '^wandb-artifact:///?[^/:]+/[^/:]+/[^/:]+(:[^/:]+)?$';
-
 export const SftJobCreateBody = Type.Object({
   model_id: Type.String({ format: 'uuid' }),
-  training_data_url: Type.String({ pattern: ARTIFACT_URL_PATTERN }),
+  // `wandb-artifact:///{entity}/{project}/{artifact}:{version}`: its syntax and whether it names a readable dataset
+  // are checked in one place, sft/dataset-resolver.ts (422 naming training_data_url, OpenAI error shape).
+  training_data_url: Type.String({ minLength: 1, maxLength: 2048 }),
   config: Type.Optional(
     Type.Union([
       Type.Object(

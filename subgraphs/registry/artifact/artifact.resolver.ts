@@ -21,6 +21,21 @@ export class ArtifactResolver {
     return found ? toArtifactVersion(await this.services.artifacts.payload(found.version, found.collection)) : null;
   }
 
+  @Query(() => ArtifactVersion, {
+    nullable: true,
+    description: 'A version of a project collection by name: `version` is v<N>, an alias, or omitted for latest (null when absent or not readable)',
+  })
+  async artifactVersionByName(
+    @Arg('entity', () => String) entity: string,
+    @Arg('project', () => String) project: string,
+    @Arg('collection', () => String) collection: string,
+    @Arg('version', () => String, { nullable: true }) version: string | null,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ArtifactVersion | null> {
+    const found = await this.services.artifacts.versionByName(requirePrincipal(context), { entity, project, collection, version });
+    return found ? toArtifactVersion(await this.services.artifacts.payload(found.version, found.collection)) : null;
+  }
+
   @Mutation(() => ArtifactCollection, { description: 'Create an empty collection in a project (team members) or a registry (registry admins)' })
   async createArtifactCollection(
     @Arg('collection', () => CollectionRefInput) collection: CollectionRefInput,

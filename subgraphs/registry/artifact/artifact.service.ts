@@ -132,6 +132,32 @@ export class ArtifactService {
     return found ? { version: found.version, collection: found.source } : null;
   }
 
+  /**
+   * A project collection's version by name, as W&B clients address artifacts (`entity/project/collection:version`):
+   * `version` is `v<N>`, an alias, or absent = `latest` (the alias when set, else the newest version). Null when
+   * there is no such version or the caller may not read it (no existence leak).
+   */
+  async versionByName(
+    principal: Principal,
+    ref: { entity: string; project: string; collection: string; version?: string | null },
+  ): Promise<{ version: VersionRow; collection: CollectionRow } | null> {
+    if (!isTeamMember(principal, ref.entity)) return null;
+    const collection = await this.store.collection({ entity: ref.entity, ownerKind: 'PROJECT', ownerName: ref.project, name: ref.collection });
+    if (!collection) return null;
+    const wanted = ref.version ?? 'latest';
+    const index = /^v(\d+)$/.exec(wanted);
+    const versionId = index
+      ? await this.store.memberAt(collection.id, Number(index[1]))
+      : ((await this.store.aliasTarget(collection.id, wanted)) ?? (wanted === 'latest' ? await this.store.newestMember(collection.id) : undefined));
+    const version = versionId ? await this.store.version(versionId) : undefined;
+    return version ? { version, collection } : null;
+  }
+
+  /** A file's bytes; the caller has already read the version (its access was checked there). */
+  fileContent(versionId: string, path: string): Promise<Buffer | undefined> {
+    return this.store.fileContent(versionId, path);
+  }
+
   payload(version: VersionRow, collection: CollectionRow) {
     return artifactVersionPayload(this.store, version, collection);
   }

@@ -33,6 +33,8 @@ export class ArtifactFile {
   @Field(() => String) path!: string;
   @Field(() => String, { description: 'Hex SHA-256 of the content' }) digest!: string;
   @Field(() => Int) size!: number;
+  /** The version holding the file, for the content field (not exposed). */
+  versionId!: string;
 }
 
 @ObjectType('ArtifactVersion', { description: 'One immutable version of an artifact, as seen from a collection' })
@@ -57,7 +59,7 @@ export class ArtifactVersion {
 export function toArtifactVersion(payload: ArtifactVersionPayload): ArtifactVersion {
   return Object.assign(new ArtifactVersion(), {
     ...payload,
-    files: payload.files.map((file) => Object.assign(new ArtifactFile(), file)),
+    files: payload.files.map((file) => Object.assign(new ArtifactFile(), file, { versionId: payload.id })),
     createdAt: new Date(payload.createdAt),
   });
 }

@@ -4,6 +4,7 @@ import {
   TRAINING_CHECKPOINT_SAVED_EVENT,
   TRAINING_RUN_FAILED_EVENT,
   TRAINING_RUN_FINISHED_EVENT,
+  TRAINING_RUN_KILLED_EVENT,
   TRAINING_RUN_STARTED_EVENT,
   type TrainingCheckpointSavedPayload,
   type TrainingRunStartedPayload,
@@ -16,11 +17,17 @@ import { RunService } from '../run/run.service.js';
 import { RegistryStore, type RunRow } from '../store.js';
 
 const CONSUMER = 'training-runs';
-const TYPES = new Set([TRAINING_RUN_STARTED_EVENT, TRAINING_CHECKPOINT_SAVED_EVENT, TRAINING_RUN_FINISHED_EVENT, TRAINING_RUN_FAILED_EVENT]);
+const TYPES = new Set([
+  TRAINING_RUN_STARTED_EVENT,
+  TRAINING_CHECKPOINT_SAVED_EVENT,
+  TRAINING_RUN_FINISHED_EVENT,
+  TRAINING_RUN_FAILED_EVENT,
+  TRAINING_RUN_KILLED_EVENT,
+]);
 
 /**
  * Records Family C's training runs and checkpoints in the registry: a run per model (named by the model's run id;
- * RUNNING while a job trains, FINISHED or FAILED after), each checkpoint as an artifact version of the collection
+ * RUNNING while a job trains, FINISHED, FAILED or KILLED (cancelled) after), each checkpoint as an artifact version of the collection
  * named after the model (type `model`, aliases `step{N}` and `latest`, the step's metrics as metadata and run
  * metrics). Consumes the platform events after its stored cursor and writes each event's changes with the new
  * cursor in one transaction, through the registry's own services — so they publish the events automations watch.
@@ -79,6 +86,9 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
           break;
         case TRAINING_RUN_FAILED_EVENT:
           await runs.setState(author, run.id, 'FAILED');
+          break;
+        case TRAINING_RUN_KILLED_EVENT:
+          await runs.setState(author, run.id, 'KILLED');
           break;
       }
       await store.saveEventCursor(CONSUMER, event.cursor);

@@ -2,13 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { isTeamMember, type Principal } from '../../../platform/auth/principal.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
-import { ContextLengthExceededError, GenerationWorkerPool, InvalidRequestError, type AdapterBytes } from '../../../model-runtime/index.js';
-import { ChatCompletionRequestSchema } from '../../inference/chat/chat-request.schema.js';
+import {
+  ContextLengthExceededError,
+  GenerationWorkerPool,
+  InvalidRequestError,
+  type AdapterBytes,
+  type GenerationResult,
+  type TokenListener,
+  type WorkerGenerateRequest,
+} from '../../../model-runtime/index.js';
+import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../inference/chat/chat-request.schema.js';
 import type { TrainingStore } from '../store.js';
 import { EMBEDDED_BASE_MODELS } from '../trainer/embedded-trainer.js';
 import { parseCheckpointModelName } from './checkpoint-model-name.js';
 
 type Role = 'system' | 'user' | 'assistant';
+
+interface PreparedRequest {
+  request: ChatCompletionRequest;
+  generation: WorkerGenerateRequest;
+}
 
 /**
  * OpenAI chat completions against base models and trained checkpoints, served by the embedded runtime's worker
@@ -24,16 +37,105 @@ export class CheckpointChatService {
   ) {}
 
   async complete(principal: Principal, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const prepared = await this.prepare(principal, body);
+    if (prepared.request.stream) {
+      throw new BadRequestError('stream: true is served as server-sent events by POST /training/v1/chat/completions (GraphQL: trainingChatCompletionChunks)', { param: 'stream' });
+    }
+    const result = await this.generate(prepared, signal);
+    return {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: prepared.request.model,
+      choices: result.choices.map((choice) => ({
+        index: choice.index,
+        message: { role: 'assistant', content: choice.text },
+        finish_reason: choice.finishReason,
+        logprobs: choice.logprobs ? { content: choice.logprobs } : null,
+      })),
+      usage: result.usage,
+    };
+  }
+
+  /**
+   * The streaming form (`stream: true`): OpenAI `chat.completion.chunk`s as tokens are generated — per choice a
+   * first chunk with the role, one per piece of text, a last one with `finish_reason` (and, when asked, the
+   * choice's `logprobs.content`, the same entries as the non-streaming response), then a usage chunk when
+   * `stream_options.include_usage`. The request and model are checked before the stream starts, so their errors
+   * are ordinary error responses.
+   */
+  async stream(principal: Principal, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<Record<string, unknown>>> {
+    const prepared = await this.prepare(principal, body);
+    return this.chunks(prepared, signal);
+  }
+
+  private async *chunks(prepared: PreparedRequest, signal?: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+    const id = `chatcmpl-${randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const includeUsage = prepared.request.stream_options?.include_usage === true;
+    const chunk = (choices: unknown[], usage?: unknown) => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: prepared.request.model,
+      choices,
+      ...(includeUsage ? { usage: usage ?? null } : {}),
+    });
+    // Tokens arrive by callback on the worker's schedule; they are queued and handed out as the client reads.
+    const queue: Record<string, unknown>[] = [];
+    let wake: (() => void) | undefined;
+    const started = new Set<number>();
+    let outcome: { result?: GenerationResult; error?: unknown } | undefined;
+    const generating = this.generate(prepared, signal, (event) => {
+      if (!started.has(event.choiceIndex)) {
+        started.add(event.choiceIndex);
+        queue.push(chunk([{ index: event.choiceIndex, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }]));
+      }
+      if (event.text !== '') queue.push(chunk([{ index: event.choiceIndex, delta: { content: event.text }, finish_reason: null, logprobs: null }]));
+      wake?.();
+    }).then(
+      (result) => {
+        outcome = { result };
+        wake?.();
+      },
+      (error: unknown) => {
+        outcome = { error };
+        wake?.();
+      },
+    );
+    for (;;) {
+      if (queue.length > 0) {
+        yield queue.shift()!;
+        continue;
+      }
+      if (outcome) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    await generating;
+    if (outcome.error !== undefined) throw outcome.error;
+    const result = outcome.result!;
+    for (const choice of result.choices) {
+      if (!started.has(choice.index)) {
+        yield chunk([{ index: choice.index, delta: { role: 'assistant', content: choice.text }, finish_reason: null, logprobs: null }]);
+      }
+      yield chunk([{ index: choice.index, delta: {}, finish_reason: choice.finishReason, logprobs: choice.logprobs ? { content: choice.logprobs } : null }]);
+    }
+    if (includeUsage) yield chunk([], result.usage);
+  }
+
+  /** Validation, the model (base or checkpoint adapter) and the runtime's parameters: everything before generating. */
+  private async prepare(principal: Principal, body: unknown): Promise<PreparedRequest> {
     const request = validateOrThrow(ChatCompletionRequestSchema, body);
-    if (request.stream) throw new BadRequestError('stream is not supported on the training chat endpoint', { param: 'stream' });
     const { baseModel, adapter } = await this.resolveModel(principal, request.model);
     if (!EMBEDDED_BASE_MODELS[baseModel]) {
       throw new NotFoundError(`The model "${request.model}" does not exist (base models: ${Object.keys(EMBEDDED_BASE_MODELS).join(', ')})`, { param: 'model' });
     }
     const messages = request.messages.map((message, index) => ({ role: roleOf(message.role, index), content: textOf(message.content) }));
     const stop = request.stop == null ? undefined : Array.isArray(request.stop) ? request.stop : [request.stop];
-    try {
-      const result = await this.generationPool().generate({
+    return {
+      request,
+      generation: {
         messages,
         adapter,
         temperature: request.temperature ?? 1,
@@ -44,21 +146,13 @@ export class CheckpointChatService {
         n: request.n ?? 1,
         logprobs: request.logprobs ?? false,
         ...(request.top_logprobs != null ? { top_logprobs: request.top_logprobs } : {}),
-        signal,
-      });
-      return {
-        id: `chatcmpl-${randomUUID()}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: request.model,
-        choices: result.choices.map((choice) => ({
-          index: choice.index,
-          message: { role: 'assistant', content: choice.text },
-          finish_reason: choice.finishReason,
-          logprobs: choice.logprobs ? { content: choice.logprobs } : null,
-        })),
-        usage: result.usage,
-      };
+      },
+    };
+  }
+
+  private async generate(prepared: PreparedRequest, signal: AbortSignal | undefined, onToken?: TokenListener): Promise<GenerationResult> {
+    try {
+      return await this.generationPool().generate({ ...prepared.generation, signal }, onToken);
     } catch (error) {
       if (error instanceof ContextLengthExceededError || error instanceof InvalidRequestError) {
         throw new BadRequestError((error as Error).message, { param: 'messages' });

@@ -75,7 +75,19 @@ export interface RemoteAssignmentsTable {
   created_at: CreatedAt;
 }
 
+/** The train.jsonl an SFT job was submitted with (a copy of the registry file). */
+export interface JobDatasetsTable {
+  job_id: string;
+  training_data_url: string;
+  artifact_version_id: string;
+  /** Hex SHA-256 of `content`, as the registry reported it. */
+  digest: string;
+  content: Buffer;
+  created_at: CreatedAt;
+}
+
 export interface TrainingDatabase {
+  job_datasets: JobDatasetsTable;
   remote_assignments: RemoteAssignmentsTable;
   models: ModelsTable;
   checkpoints: CheckpointsTable;

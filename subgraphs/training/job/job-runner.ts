@@ -5,16 +5,14 @@ import {
   TRAINING_RUN_STARTED_EVENT,
   type TrainingCheckpointSavedPayload,
 } from '../../../platform/events/contracts.js';
-import { publishEvent } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { JobRow, ModelRow, TrainingDb, TrainingStore } from '../store.js';
 import type { TrainingConfig } from '../training-config.js';
 import type { TrajectoryGroup } from '../training.schemas.js';
 import { TrainingInputError, type AdapterFiles, type StepMetrics, type TrainerBackend, type TrainingWork } from '../trainer/trainer-backend.js';
+import { parseTrainJsonl } from '../sft/train-jsonl.js';
 import { enqueueTrainingJob } from './job-queue.js';
-
-/** Turns an SFT job's `training_data_url` into examples (the registry resolves the dataset artifact). */
-export type SftDataResolver = (model: ModelRow, trainingDataUrl: string) => Promise<{ messages: unknown[]; tools?: unknown[] }[]>;
+import { publishTrainingEvent, type TrainingRunRefFields } from './training-run-events.js';
 
 /**
  * Runs one training job end to end: claims it (QUEUED → RUNNING), trains through the backend with a heartbeat,
@@ -31,7 +29,6 @@ export class TrainingJobRunner {
     private readonly backend: TrainerBackend,
     private readonly config: TrainingConfig,
     private readonly logger: Logger,
-    private readonly resolveSftData: SftDataResolver,
   ) {}
 
   async run(jobId: string): Promise<void> {
@@ -56,7 +53,7 @@ export class TrainingJobRunner {
     // Step events are written in order, one after the other, while training continues in its thread.
     let stepWrites: Promise<void> = Promise.resolve();
     try {
-      const work = await this.workOf(job, model);
+      const work = await this.workOf(job);
       const numSequences = work.kind === 'RL' ? work.trajectoryGroups.reduce((n, group) => n + group.trajectories.length, 0) : work.examples.length;
       await this.store.transaction((trx) => this.store.insertJobEvent(trx, jobId, 'training_started', { num_sequences: numSequences }));
       const latest = await this.store.latestCheckpoint(model.id);
@@ -96,6 +93,11 @@ export class TrainingJobRunner {
     for (const controller of this.inFlight.values()) controller.abort();
   }
 
+  /** After stop(): releases the trainer's threads. */
+  async close(): Promise<void> {
+    await this.backend.close?.();
+  }
+
   private claim(jobId: string): Promise<{ job: JobRow; model: ModelRow } | undefined> {
     return this.store.transaction(async (trx) => {
       const job = await this.store.jobForUpdate(trx, jobId);
@@ -114,13 +116,16 @@ export class TrainingJobRunner {
     });
   }
 
-  private async workOf(job: JobRow, model: ModelRow): Promise<TrainingWork> {
+  private async workOf(job: JobRow): Promise<TrainingWork> {
     const request = job.request as Record<string, any>;
     if (job.kind === 'RL') {
       return { kind: 'RL', trajectoryGroups: request.trajectory_groups as TrajectoryGroup[], config: trainerConfig(request.experimental_config) };
     }
-    const examples = await this.resolveSftData(model, request.training_data_url as string);
-    return { kind: 'SFT', examples, config: { ...trainerConfig(request.experimental_config), ...trainerConfig(request.config) } };
+    // The copy of train.jsonl taken when the job was submitted (training trains on what was submitted).
+    const dataset = await this.store.jobDataset(job.id);
+    if (!dataset) throw new TrainingInputError(`The job has no dataset snapshot of ${String(request.training_data_url)}; submit it again`);
+    const { examples, lineNumbers } = parseTrainJsonl(dataset.content);
+    return { kind: 'SFT', examples, lineNumbers, config: { ...trainerConfig(request.experimental_config), ...trainerConfig(request.config) } };
   }
 
   private succeed(submitted: JobRow, model: ModelRow, trainedStep: number, files: AdapterFiles, metrics: StepMetrics): Promise<void> {
@@ -176,25 +181,4 @@ export class TrainingJobRunner {
 function trainerConfig(config: unknown): Record<string, unknown> {
   if (!config || typeof config !== 'object') return {};
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null && (typeof value !== 'object')));
-}
-
-type TrainingRunRefFields = { author_id: string; model_id: string; model_name: string; base_model: string; run_name: string; job_id: string };
-
-/** Publishes one of training's registry-facing events in the caller's transaction (see platform/events/contracts.ts). */
-export async function publishTrainingEvent(
-  trx: TrainingDb,
-  type: string,
-  job: JobRow,
-  model: ModelRow,
-  extra: Record<string, unknown> = {},
-): Promise<void> {
-  const ref: TrainingRunRefFields = {
-    author_id: job.created_by_id,
-    model_id: model.id,
-    model_name: model.name,
-    base_model: model.base_model,
-    run_name: model.run_id,
-    job_id: job.id,
-  };
-  await publishEvent(trx as never, { type, entity: model.entity, project: model.project, author: job.created_by, payload: { ...ref, ...extra } });
 }

@@ -27,7 +27,8 @@ export class TrainingJobResolver {
     @Arg('input', () => JSONObjectScalar) input: Record<string, unknown>,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingJob> {
-    return toTrainingJob(await this.services.training.createSftJob(requirePrincipal(context), input));
+    const caller = { principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal };
+    return toTrainingJob(await this.services.training.createSftJob(caller, input));
   }
 
   @Mutation(() => TrainingJob, { description: 'Cancels a queued or running job; a finished job is returned unchanged' })

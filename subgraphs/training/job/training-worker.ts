@@ -6,7 +6,8 @@ import type { TrainingStore } from '../store.js';
 import type { TrainingConfig } from '../training-config.js';
 import { enqueueTrainingJob, graphileLogger, TRAINING_TASK } from './job-queue.js';
 import { TRAINING_RUN_FAILED_EVENT } from '../../../platform/events/contracts.js';
-import { publishTrainingEvent, type TrainingJobRunner } from './job-runner.js';
+import type { TrainingJobRunner } from './job-runner.js';
+import { publishTrainingEvent } from './training-run-events.js';
 
 /**
  * Consumes the training queue (graphile-worker, `concurrency` jobs at a time) and watches heartbeats: a RUNNING job

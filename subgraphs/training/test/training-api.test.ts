@@ -261,6 +261,10 @@ describe('training jobs', () => {
 
   it('queues an SFT job for a wandb-artifact URL and rejects a malformed one', async () => {
     const model = (await createModel('sft-model')).body;
+    const upload = await platform.graphql(`mutation($input: CreateArtifactVersionInput!) { createArtifactVersion(input: $input) { version } }`, {
+      input: { entity: 'trellis', project: 'art-demo', collection: 'dataset', files: [{ path: 'train.jsonl', contentBase64: Buffer.from('{}').toString('base64') }] },
+    });
+    expect(upload.body.data.createArtifactVersion.version).toBe('v0');
     const created = await call('POST', '/v1/preview/sft-training-jobs', {
       model_id: model.id,
       training_data_url: 'wandb-artifact:///trellis/art-demo/dataset:v0',
@@ -270,7 +274,7 @@ describe('training jobs', () => {
     expect((await call('GET', `/v1/preview/training-jobs/${created.body.id}`)).body).toMatchObject({ kind: 'SFT', status: 'QUEUED' });
     const malformed = await call('POST', '/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: 'https://example.com/x.jsonl' });
     expect(malformed.status).toBe(422);
-    expect(malformed.body.detail[0].loc).toEqual(['body', 'training_data_url']);
+    expect(malformed.body.error).toMatchObject({ param: 'training_data_url', type: 'invalid_request_error' });
   });
 
   it('answers 404 for an unknown job', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_DIR, choiceFromGeneration, generate, loadModel, type LlamaModel } from '../../../model-runtime/index.js';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
@@ -21,13 +22,40 @@ afterAll(async () => {
   await platform?.close();
 });
 
-async function call(method: string, path: string, body?: unknown) {
+async function call(method: string, path: string, body?: unknown, key = platform.adminKey) {
   const response = await platform.fetch(`/training${path}`, {
     method,
-    headers: { authorization: `Bearer ${platform.adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** A dataset artifact version in project trellis/jobs, uploaded through the registry's REST route. */
+async function uploadDataset(collection: string, content: string, path = 'train.jsonl') {
+  const response = await platform.fetch(`/registry/v1/artifacts/trellis/jobs/${collection}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${platform.adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ files: [{ path, content_base64: Buffer.from(content).toString('base64') }] }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { version: string };
+}
+
+/**
+ * Every state the model's registry run has been in, oldest first, from its RUN_STATE events (the registry records
+ * training's platform events asynchronously: waits until the run is FINISHED, FAILED or KILLED last).
+ */
+async function runStates(runName: string, timeoutMs = 20_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql<{ state: string }>`
+      select payload->>'state' as state from platform_events.events
+      where type = 'RUN_STATE' and payload->'run'->>'name' = ${runName} order by id`.execute(platform.db.root);
+    const states = rows.map((row) => row.state);
+    if (['FINISHED', 'FAILED', 'KILLED'].includes(states.at(-1) ?? '') || Date.now() > deadline) return states;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 const createModel = async (name: string) =>
@@ -191,15 +219,92 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     expect(state).toBe('FAILED');
   });
 
-  it('fails an SFT job whose dataset cannot be read, saying why', async () => {
-    const model = await createModel('sft-unresolved');
-    const job = await call('POST', '/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: 'wandb-artifact:///trellis/jobs/data:v0' });
+  it('SFT end to end: uploads train.jsonl, trains on it, reads the new step and samples :latest', async () => {
+    const model = await createModel('sft-loop');
+    const name = `wandb-artifact:///${model.entity}/${model.project}/${model.name}`;
+    const lines = ['Paris', 'Rome', 'Oslo', 'Lima'].map((city) =>
+      JSON.stringify({ messages: [{ role: 'user', content: 'Name a capital.' }, { role: 'assistant', content: city }] }),
+    );
+    const dataset = await uploadDataset('capitals', `${lines.join('\n')}\n`);
+    expect(dataset.version).toBe('v0');
+
+    const job = await call('POST', '/v1/preview/sft-training-jobs', {
+      model_id: model.id,
+      training_data_url: 'wandb-artifact:///trellis/jobs/capitals:v0',
+      config: { batch_size: 2, learning_rate: 0.02 },
+    });
+    expect(job.status).toBe(200);
+    // The job trains on the copy taken at submission: a new version of the dataset changes nothing.
+    await uploadDataset('capitals', 'not json\n');
+    const events = await pollEvents(job.body.id);
+    expect(events.map((event) => event.type)).toEqual(['training_started', 'gradient_step', 'gradient_step', 'training_ended']);
+    expect(events[0]!.data).toEqual({ num_sequences: 4 });
+    expect(events[1]!.data).toMatchObject({ loss: expect.any(Number), num_trainable_tokens: expect.any(Number) });
+    expect((await call('GET', `/v1/preview/training-jobs/${job.body.id}`)).body).toMatchObject({ kind: 'SFT', status: 'SUCCEEDED' });
+    const latest = await call('GET', `/v1/preview/models/${model.id}/checkpoints?limit=1&order=desc`);
+    expect(latest.body.data).toEqual([{ id: expect.any(String), step: 2, metrics: expect.objectContaining({ loss: expect.any(Number) }) }]);
+
+    const probe = async (modelName: string) =>
+      (await call('POST', '/v1/chat/completions', { model: modelName, messages: [{ role: 'user', content: 'Name a capital.' }], max_tokens: 3, temperature: 0, logprobs: true })).body
+        .choices[0].logprobs.content;
+    const before = await probe('trellis-tiny');
+    const after = await probe(`${name}:latest`);
+    expect(after[0].logprob).not.toBeCloseTo(before[0].logprob, 6);
+  });
+
+  it('an SFT job with bad lines in train.jsonl ends with training_failed naming the lines, status FAILED', async () => {
+    const model = await createModel('sft-bad-lines');
+    const good = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
+    const content = [
+      good,
+      '{"messages": [',
+      JSON.stringify({ prompt: 'no messages' }),
+      '',
+      JSON.stringify({ messages: [{ role: 'user', content: 'no answer' }] }),
+      good,
+    ].join('\n');
+    await uploadDataset('broken', content);
+    const job = await call('POST', '/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: 'wandb-artifact:///trellis/jobs/broken:latest' });
+    expect(job.status).toBe(200);
     const events = await pollEvents(job.body.id);
     expect(events.map((event) => event.type)).toEqual(['training_failed']);
-    expect((await call('GET', `/v1/preview/training-jobs/${job.body.id}`)).body).toMatchObject({
-      status: 'FAILED',
-      error_message: expect.stringContaining('wandb-artifact:///trellis/jobs/data:v0'),
+    const message = events[0]!.data.error_message as string;
+    expect(message).toMatch(/^train\.jsonl has 3 invalid lines: line 2: invalid JSON .*; line 3: missing "messages"; line 5: no assistant turn to train on$/);
+    expect((await call('GET', `/v1/preview/training-jobs/${job.body.id}`)).body).toMatchObject({ status: 'FAILED', error_message: message });
+    expect((await call('GET', `/v1/preview/models/${model.id}/checkpoints`)).body.data).toEqual([]);
+
+    // A line in the OpenAI shape that the embedded trainer cannot use (a tool turn) is named by its line too.
+    const toolTurn = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'tool', content: '42' }, { role: 'assistant', content: 'ok' }] });
+    await uploadDataset('tool-turns', `${good}\n\n${toolTurn}\n`);
+    const second = await call('POST', '/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: 'wandb-artifact:///trellis/jobs/tool-turns' });
+    expect((await pollEvents(second.body.id)).at(-1)).toMatchObject({
+      type: 'training_failed',
+      data: { error_message: expect.stringMatching(/^train\.jsonl line 3: messages\[1\]\.role/) },
     });
+  });
+
+  it('a training_data_url that does not resolve is a 422 naming it, and creates no job', async () => {
+    const model = await createModel('sft-unresolved');
+    await uploadDataset('no-train-file', 'x', 'other.jsonl');
+    const outsider = await platform.createUser('sft-outsider', { outsiders: 'ADMIN' });
+    const outsiderModel = (
+      await call('POST', '/v1/preview/models', { entity: 'outsiders', project: 'p', name: 'm', base_model: 'trellis-tiny' }, outsider.key)
+    ).body;
+    const cases: [string, string, string, RegExp][] = [
+      [platform.adminKey, model.id, 'https://example.com/train.jsonl', /expected wandb-artifact/],
+      [platform.adminKey, model.id, 'wandb-artifact:///trellis/jobs/nothing-here:v0', /no artifact version trellis\/jobs\/nothing-here:v0/],
+      [platform.adminKey, model.id, 'wandb-artifact:///trellis/jobs/capitals:v99', /no artifact version/],
+      [platform.adminKey, model.id, 'wandb-artifact:///trellis/jobs/no-train-file:v0', /has no train\.jsonl/],
+      // Another team's dataset looks like a missing one.
+      [outsider.key, outsiderModel.id, 'wandb-artifact:///trellis/jobs/capitals:v0', /no artifact version/],
+    ];
+    for (const [key, modelId, url, reason] of cases) {
+      const response = await call('POST', '/v1/preview/sft-training-jobs', { model_id: modelId, training_data_url: url }, key);
+      expect(response.status, url).toBe(422);
+      expect(response.body.error, url).toMatchObject({ type: 'invalid_request_error', param: 'training_data_url', message: expect.stringMatching(reason) });
+    }
+    expect((await call('GET', `/v1/preview/models/${model.id}/training-jobs`)).body.data).toEqual([]);
+    expect((await call('GET', `/v1/preview/models/${outsiderModel.id}/training-jobs`, undefined, outsider.key)).body.data).toEqual([]);
   });
 
   it('cancelling a running job stops its training and frees the worker for the next job', async () => {
@@ -227,6 +332,8 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     const next = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: await rolloutGroups(1, 2) });
     expect((await pollEvents(next.body.id)).at(-1)!.type).toBe('training_ended');
     expect((await call('GET', `/v1/preview/training-jobs/${slow.body.id}`)).body.status).toBe('CANCELLED');
+    // The registry run did not stay RUNNING: the cancel ended it KILLED (before the next job started it again).
+    expect(await runStates(model.run_id)).toContain('KILLED');
     // The cancelled training stored nothing: the only checkpoint is the next job's.
     expect((await call('GET', `/v1/preview/models/${model.id}/checkpoints`)).body.data.map((item: { step: number }) => item.step)).toEqual([1]);
   });

@@ -8,7 +8,13 @@ export interface AdapterFiles {
 
 export type TrainingWork =
   | { kind: 'RL'; trajectoryGroups: TrajectoryGroup[]; config: Record<string, unknown> }
-  | { kind: 'SFT'; examples: { messages: unknown[]; tools?: unknown[] }[]; config: Record<string, unknown> };
+  | {
+      kind: 'SFT';
+      examples: { messages: unknown[]; tools?: unknown[] }[];
+      /** The train.jsonl line of each example, so a trainer's complaint about examples[i] can name its line. */
+      lineNumbers: number[];
+      config: Record<string, unknown>;
+    };
 
 export interface TrainRequest {
   jobId: string;
@@ -29,6 +35,8 @@ export type StepMetrics = Record<string, number>;
 export interface TrainerBackend {
   readonly name: string;
   train(request: TrainRequest, onStep: (metrics: StepMetrics) => void): Promise<{ files: AdapterFiles; step: number }>;
+  /** Releases threads or connections at shutdown, after in-flight jobs were stopped. */
+  close?(): Promise<void>;
 }
 
 /** A failure the user caused (bad data, unknown base model): reported as the job's error_message, never retried. */
