@@ -39,6 +39,8 @@ type Mode = 'plain' | 'stream';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const children: ChildProcess[] = [];
+/** Share of a core the Trellis process uses with no requests. */
+let trellisIdleCoreShare = 0;
 
 interface Target {
   name: 'direct' | 'trellis' | 'portkey';
@@ -62,6 +64,8 @@ interface Cell {
   cpuPerRequestUs: number;
   /** Share of one core the target's process used during the window. */
   cpuCoreShare: number;
+  /** cpuPerRequestUs without what the process burns when idle (trellis only). */
+  netCpuPerRequestUs?: number;
   /** CPU µs per request of Trellis' PostgreSQL processes (trellis only). */
   postgresPerRequestUs?: number;
   /** CPU µs per request of this (load generator) process. */
@@ -114,7 +118,8 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string): Pr
   await writeFile(modelsFile, JSON.stringify({ models }));
   const { pid, found } = await startProcess(
     process.execPath,
-    [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(root, 'dist', 'platform', 'main.js')],
+    // BENCH_TRELLIS_MAIN: another build's dist/platform/main.js, to compare two versions with the same load.
+    [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'platform', 'main.js')],
     {
       PORT: '0',
       TRELLIS_DATA_DIR: dataDir,
@@ -182,6 +187,7 @@ async function runCell(target: Target, trellisPid: number | undefined, mode: Mod
     p99: quantile(window.latencies, 0.99),
     cpuPerRequestUs: perRequestUs(cpu.target),
     cpuCoreShare: cpu.target / window.seconds,
+    netCpuPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.target - trellisIdleCoreShare * window.seconds) : undefined,
     postgresPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.postgres) : undefined,
     generatorPerRequestUs: perRequestUs(cpu.generator),
   };
@@ -228,9 +234,9 @@ const fixed = (value: number | undefined, digits = 2) => (value === undefined ||
 function printTable(cells: Cell[]): void {
   process.stdout.write(
     '\n| upstream delay | mode | clients | offered ≤ req/s | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | ' +
-      'throughput vs direct | proxy CPU µs/req | proxy CPU % of a core | PostgreSQL CPU µs/req | load generator CPU µs/req | errors |\n',
+      'throughput vs direct | proxy CPU µs/req | net of idle | proxy CPU % of a core | PostgreSQL CPU µs/req | load generator CPU µs/req | errors |\n',
   );
-  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const cell of cells) {
     const direct = cells.find((c) => c.target === 'direct' && c.mode === cell.mode && c.delayMs === cell.delayMs && c.concurrency === cell.concurrency);
     const added = (value: number, base: number | undefined) => (base === undefined || cell.target === 'direct' ? '—' : fixed(value - base));
@@ -238,7 +244,7 @@ function printTable(cells: Cell[]): void {
     process.stdout.write(
       `| ${cell.delayMs} ms | ${cell.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${cell.concurrency} | ${Math.round((cell.concurrency * 1000) / cell.delayMs)} | ` +
         `${cell.target} | ${cell.throughput.toFixed(0)} | ${fixed(cell.p50)} | ${fixed(cell.p99)} | ${added(cell.p50, direct?.p50)} | ${added(cell.p99, direct?.p99)} | ` +
-        `${direct ? (cell.throughput / direct.throughput).toFixed(2) : '—'} | ${proxy ? fixed(cell.cpuPerRequestUs, 0) : '—'} | ` +
+        `${direct ? (cell.throughput / direct.throughput).toFixed(2) : '—'} | ${proxy ? fixed(cell.cpuPerRequestUs, 0) : '—'} | ${fixed(cell.netCpuPerRequestUs, 0)} | ` +
         `${proxy ? fixed(cell.cpuCoreShare * 100, 0) : '—'} | ${fixed(cell.postgresPerRequestUs, 0)} | ${fixed(cell.generatorPerRequestUs, 0)} | ${cell.errors} |\n`,
     );
   }
@@ -313,11 +319,14 @@ async function main() {
       }
     }
 
-    // What Trellis burns with no requests (background workers, timers), so the per-request figures can be read.
+    // What Trellis burns with no requests (background workers, timers), after start-up work has settled; it is
+    // included in the per-request figures (and shown separately, to read them at low request rates).
     if (trellis) {
+      await sleep(3_000);
       const idleBefore = cpuSecondsOf(trellis.pid);
-      await sleep(2_000);
-      process.stdout.write(`trellis idle CPU: ${(((cpuSecondsOf(trellis.pid) - idleBefore) / 2) * 100).toFixed(1)} % of a core\n`);
+      await sleep(3_000);
+      trellisIdleCoreShare = (cpuSecondsOf(trellis.pid) - idleBefore) / 3;
+      process.stdout.write(`trellis idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`);
     }
     process.stdout.write(
       `inference benchmark: upstream delays ${DELAYS.join(', ')} ms, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s per cell, ` +
