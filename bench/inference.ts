@@ -242,7 +242,7 @@ function printTable(cells: Cell[]): void {
     const added = (value: number, base: number | undefined) => (base === undefined || cell.target === 'direct' ? '—' : fixed(value - base));
     const proxy = cell.target !== 'direct';
     process.stdout.write(
-      `| ${cell.delayMs} ms | ${cell.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${cell.concurrency} | ${Math.round((cell.concurrency * 1000) / cell.delayMs)} | ` +
+      `| ${cell.delayMs} ms | ${cell.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${cell.concurrency} | ${cell.delayMs > 0 ? Math.round((cell.concurrency * 1000) / cell.delayMs) : '—'} | ` +
         `${cell.target} | ${cell.throughput.toFixed(0)} | ${fixed(cell.p50)} | ${fixed(cell.p99)} | ${added(cell.p50, direct?.p50)} | ${added(cell.p99, direct?.p99)} | ` +
         `${direct ? (cell.throughput / direct.throughput).toFixed(2) : '—'} | ${proxy ? fixed(cell.cpuPerRequestUs, 0) : '—'} | ${fixed(cell.netCpuPerRequestUs, 0)} | ` +
         `${proxy ? fixed(cell.cpuCoreShare * 100, 0) : '—'} | ${fixed(cell.postgresPerRequestUs, 0)} | ${fixed(cell.generatorPerRequestUs, 0)} | ${cell.errors} |\n`,
