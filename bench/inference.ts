@@ -2,96 +2,124 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-load.js';
+import { cpuSecondsOf, descendantCpuSeconds } from './process-cpu.js';
 
 /**
- * Inference overhead benchmark: the same stand-in OpenAI-compatible upstream (own process, fixed delay) called
- * directly, through Trellis (`npm start`'s process: REST adapter → inference subgraph → upstream) and
- * through the Portkey AI gateway (own process), side by side in one run, plain and streaming, at several
- * concurrencies. Closed loop: each client sends its next request when the previous one is done.
+ * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
+ * directly, through Trellis (`npm start`'s process: REST adapter → inference subgraph → upstream) and through the
+ * Portkey AI gateway (own process), side by side in one run, plain and streaming, at several concurrencies and
+ * upstream delays. Closed loop: each client sends its next request when the previous one is done, so N clients
+ * offer at most N / delay requests per second. Besides latency, each cell reports the CPU time the proxy process
+ * (and Trellis' PostgreSQL) spent per request, read from /proc: the figure that does not depend on how loaded the
+ * shared machine was.
  *
- *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delay-ms 50] [--seconds 5] [--concurrency 1,50,200]
- *     [--targets direct,trellis,portkey] [--modes plain,stream]
+ *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
+ *     [--concurrency 1,50,200] [--targets direct,trellis,portkey] [--modes plain,stream]
+ *
+ * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1]! : fallback;
 };
-const DELAY_MS = Number(option('delay-ms', '50'));
+const DELAYS = option('delays', option('delay-ms', '50,300')).split(',').map(Number);
 const SECONDS = Number(option('seconds', '5'));
 const WARMUP_SECONDS = Number(option('warmup-seconds', '2'));
 const CONCURRENCIES = option('concurrency', '1,50,200').split(',').map(Number);
 const TARGETS = option('targets', 'direct,trellis,portkey').split(',');
-const MODES = option('modes', 'plain,stream').split(',') as ('plain' | 'stream')[];
+const MODES = option('modes', 'plain,stream').split(',') as Mode[];
 const API_KEY = 'bench-admin-key-0123456789abcdefghijkl';
 
+type Mode = 'plain' | 'stream';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const children: ChildProcess[] = [];
+/** Share of a core the Trellis process uses with no requests. */
+let trellisIdleCoreShare = 0;
 
 interface Target {
-  name: string;
-  origin: string;
-  path: string;
-  headers: Record<string, string>;
-  model: string;
+  name: 'direct' | 'trellis' | 'portkey';
+  /** The process serving the target's requests for an upstream delay (the upstream itself for `direct`). */
+  pid(delayMs: number): number;
+  request(delayMs: number, mode: Mode, content: string): LoadRequest;
+}
+
+interface Cell {
+  target: Target['name'];
+  mode: Mode;
+  delayMs: number;
+  concurrency: number;
+  requests: number;
+  errors: number;
+  firstError?: string;
+  throughput: number;
+  p50: number;
+  p99: number;
+  /** CPU µs per request of the target's process (for direct: the upstream's). */
+  cpuPerRequestUs: number;
+  /** Share of one core the target's process used during the window. */
+  cpuCoreShare: number;
+  /** cpuPerRequestUs without what the process burns when idle (trellis only). */
+  netCpuPerRequestUs?: number;
+  /** CPU µs per request of Trellis' PostgreSQL processes (trellis only). */
+  postgresPerRequestUs?: number;
+  /** CPU µs per request of this (load generator) process. */
+  generatorPerRequestUs: number;
 }
 
 /** Successful responses per target over the whole run (warm-up and smoke requests included). */
 const succeeded = new Map<string, number>();
-const countSuccess = (target: string) => succeeded.set(target, (succeeded.get(target) ?? 0) + 1);
+const countSuccess = (target: string, count = 1) => succeeded.set(target, (succeeded.get(target) ?? 0) + count);
 
-interface Result {
-  target: string;
-  mode: 'plain' | 'stream';
-  concurrency: number;
-  requests: number;
-  errors: number;
-  throughput: number;
-  p50: number;
-  p99: number;
-}
-
-/** Starts a process and resolves with the first stdout line that `match` accepts. */
+/** Starts a process and resolves with it once `match` accepts one of its stdout lines. */
 function startProcess(
   command: string,
   argv: string[],
   env: Record<string, string>,
   match: (line: string) => string | undefined,
   stderr: 'inherit' | 'ignore' = 'inherit',
-): Promise<string> {
+): Promise<{ pid: number; found: string }> {
   const child = spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
   children.push(child);
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const found = match(line.replace(/\x1b\[[0-9;]*m/g, ''));
-      if (found) resolve(found);
+      if (found) resolve({ pid: child.pid!, found });
     });
     child.once('exit', (code) => reject(new Error(`${command} ${argv.join(' ')} exited with ${code} before it was ready`)));
   });
 }
 
-async function startUpstream(): Promise<string> {
-  const line = await startProcess(process.execPath, [path.join(here, 'inference-stand-in-upstream.js'), '--delay-ms', String(DELAY_MS)], {}, (l) =>
-    l.startsWith('{"port"') ? l : undefined,
+async function startUpstream(delayMs: number): Promise<{ pid: number; url: string }> {
+  const { pid, found } = await startProcess(
+    process.execPath,
+    [path.join(here, 'inference-stand-in-upstream.js'), '--delay-ms', String(delayMs)],
+    {},
+    (line) => (line.startsWith('{"port"') ? line : undefined),
   );
-  return `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+  return { pid, url: `http://127.0.0.1:${(JSON.parse(found) as { port: number }).port}` };
 }
 
-async function startTrellis(upstream: string, dataDir: string): Promise<string> {
+const modelFor = (delayMs: number) => `bench-${delayMs}ms`;
+
+async function startTrellis(upstreams: Map<number, string>, dataDir: string): Promise<{ pid: number; url: string }> {
   const modelsFile = path.join(dataDir, 'models.json');
-  await writeFile(
-    modelsFile,
-    JSON.stringify({ models: [{ id: 'bench-model', backend: 'openai-compatible', deployments: [{ base_url: `${upstream}/v1`, api_key: 'sk-bench' }] }] }),
-  );
-  return startProcess(
+  const models = [...upstreams].map(([delayMs, url]) => ({
+    id: modelFor(delayMs),
+    backend: 'openai-compatible',
+    deployments: [{ base_url: `${url}/v1`, api_key: 'sk-bench' }],
+  }));
+  await writeFile(modelsFile, JSON.stringify({ models }));
+  const { pid, found } = await startProcess(
     process.execPath,
-    [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(root, 'dist', 'platform', 'main.js')],
+    // BENCH_TRELLIS_MAIN: another build's dist/platform/main.js, to compare two versions with the same load.
+    [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'platform', 'main.js')],
     {
       PORT: '0',
       TRELLIS_DATA_DIR: dataDir,
@@ -99,99 +127,167 @@ async function startTrellis(upstream: string, dataDir: string): Promise<string> 
       TRELLIS_MODELS_FILE: modelsFile,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
-    (l) => /Trellis is running at (http:\/\/\S+)/.exec(l)?.[1],
+    (line) => /Trellis is running at (http:\/\/\S+)/.exec(line)?.[1],
   );
+  return { pid, url: found };
 }
 
-async function startPortkey(): Promise<string> {
+async function startPortkey(): Promise<{ pid: number; url: string }> {
   const port = 18_000 + Math.floor(Math.random() * 10_000);
   const entry = path.join(root, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
   // Portkey logs a stack trace per failed request on stderr; failures are counted by the smoke checks instead.
-  await startProcess(
+  const { pid } = await startProcess(
     process.execPath,
     [entry, `--port=${port}`, '--headless'],
     { NODE_ENV: 'production' },
-    (l) => (l.includes('Ready for connections') || l.includes(`:${port}`) ? 'ready' : undefined),
+    (line) => (line.includes('Ready for connections') || line.includes(`:${port}`) ? 'ready' : undefined),
     'ignore',
   );
-  return `http://127.0.0.1:${port}`;
+  return { pid, url: `http://127.0.0.1:${port}` };
 }
 
-async function runLoad(target: Target, mode: 'plain' | 'stream', concurrency: number): Promise<Result> {
-  const pool = new Pool(target.origin, { connections: concurrency, pipelining: 1 });
-  const body = JSON.stringify({
-    model: target.model,
-    messages: [{ role: 'user', content: 'Say hello to the benchmark' }],
-    ...(mode === 'stream' ? { stream: true } : {}),
+const bodyOf = (model: string, mode: Mode, content: string) =>
+  JSON.stringify({ model, messages: [{ role: 'user', content }], ...(mode === 'stream' ? { stream: true } : {}) });
+
+async function runCell(target: Target, trellisPid: number | undefined, mode: Mode, delayMs: number, concurrency: number): Promise<Cell> {
+  const cpu = { target: 0, postgres: 0, generator: 0 };
+  const read = () => ({
+    target: cpuSecondsOf(target.pid(delayMs)),
+    postgres: target.name === 'trellis' && trellisPid ? descendantCpuSeconds(trellisPid) : 0,
+    generator: process.cpuUsage(),
   });
-  const latencies: number[] = [];
-  let errors = 0;
-  let recording = false;
-  let running = true;
-  const one = async () => {
-    const started = performance.now();
-    const response = await pool.request({ path: target.path, method: 'POST', headers: target.headers, body });
-    let firstByte = 0;
-    for await (const _chunk of response.body) {
-      if (!firstByte) firstByte = performance.now();
-    }
-    const finished = performance.now();
-    if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`);
-    return mode === 'stream' ? firstByte - started : finished - started;
-  };
-  const client = async () => {
-    while (running) {
-      try {
-        const latency = await one();
-        countSuccess(target.name);
-        if (recording) latencies.push(latency);
-      } catch {
-        if (recording) errors++;
-      }
-    }
-  };
-  const clients = Array.from({ length: concurrency }, client);
-  await sleep(WARMUP_SECONDS * 1000);
-  recording = true;
-  const started = performance.now();
-  await sleep(SECONDS * 1000);
-  recording = false;
-  const elapsed = (performance.now() - started) / 1000;
-  running = false;
-  await Promise.all(clients);
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  const quantile = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  let before = read();
+  const window = await runClosedLoop(target.request(delayMs, mode, 'Say hello to the benchmark'), {
+    concurrency,
+    warmupMs: WARMUP_SECONDS * 1000,
+    measureMs: SECONDS * 1000,
+    firstByte: mode === 'stream',
+    onWindowStart: () => (before = read()),
+    onWindowEnd: () => {
+      const after = read();
+      const generator = process.cpuUsage(before.generator);
+      cpu.target = after.target - before.target;
+      cpu.postgres = after.postgres - before.postgres;
+      cpu.generator = (generator.user + generator.system) / 1e6;
+    },
+  });
+  countSuccess(target.name, window.succeeded);
+  const requests = window.latencies.length;
+  const perRequestUs = (seconds: number) => (requests > 0 ? (seconds * 1e6) / requests : Number.NaN);
   return {
     target: target.name,
     mode,
+    delayMs,
     concurrency,
-    requests: latencies.length,
-    errors,
-    throughput: latencies.length / elapsed,
-    p50: quantile(0.5),
-    p99: quantile(0.99),
+    requests,
+    errors: window.errors,
+    firstError: window.firstError,
+    throughput: requests / window.seconds,
+    p50: quantile(window.latencies, 0.5),
+    p99: quantile(window.latencies, 0.99),
+    cpuPerRequestUs: perRequestUs(cpu.target),
+    cpuCoreShare: cpu.target / window.seconds,
+    netCpuPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.target - trellisIdleCoreShare * window.seconds) : undefined,
+    postgresPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.postgres) : undefined,
+    generatorPerRequestUs: perRequestUs(cpu.generator),
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** One request per target and mode, so a target that cannot serve a mode is reported, not measured. */
+async function smokeCheck(target: Target, mode: Mode, delayMs: number): Promise<boolean> {
+  const request = target.request(delayMs, mode, 'hi');
+  const pool = new Pool(request.origin);
+  try {
+    const response = await pool.request({ path: request.path, method: 'POST', headers: request.headers, body: request.body });
+    const text = await response.body.text();
+    const ok = response.statusCode === 200 && (mode === 'plain' || text.includes('data: [DONE]'));
+    if (ok) countSuccess(target.name);
+    else {
+      const what = `${target.name} cannot serve ${mode} here: HTTP ${response.statusCode} ${text.slice(0, 200).replace(/\s+/g, ' ')}`;
+      if (target.name !== 'portkey') throw new Error(what);
+      process.stdout.write(`${what}\n`);
+    }
+    return ok;
+  } finally {
+    await pool.close();
+  }
+}
+
+async function usageRecordsOf(trellisUrl: string): Promise<{ requests: number; errors: number }> {
+  const pool = new Pool(trellisUrl);
+  try {
+    const response = await pool.request({
+      path: '/graphql',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({ query: '{ team(name: "trellis") { inferenceUsage { requests errors } } }' }),
+    });
+    const body = (await response.body.json()) as { data: { team: { inferenceUsage: { requests: number; errors: number }[] } } };
+    return body.data.team.inferenceUsage[0] ?? { requests: 0, errors: 0 };
+  } finally {
+    await pool.close();
+  }
+}
+
+const fixed = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits));
+
+function printTable(cells: Cell[]): void {
+  process.stdout.write(
+    '\n| upstream delay | mode | clients | offered ≤ req/s | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | ' +
+      'throughput vs direct | proxy CPU µs/req | net of idle | proxy CPU % of a core | PostgreSQL CPU µs/req | load generator CPU µs/req | errors |\n',
+  );
+  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  for (const cell of cells) {
+    const direct = cells.find((c) => c.target === 'direct' && c.mode === cell.mode && c.delayMs === cell.delayMs && c.concurrency === cell.concurrency);
+    const added = (value: number, base: number | undefined) => (base === undefined || cell.target === 'direct' ? '—' : fixed(value - base));
+    const proxy = cell.target !== 'direct';
+    process.stdout.write(
+      `| ${cell.delayMs} ms | ${cell.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${cell.concurrency} | ${cell.delayMs > 0 ? Math.round((cell.concurrency * 1000) / cell.delayMs) : '—'} | ` +
+        `${cell.target} | ${cell.throughput.toFixed(0)} | ${fixed(cell.p50)} | ${fixed(cell.p99)} | ${added(cell.p50, direct?.p50)} | ${added(cell.p99, direct?.p99)} | ` +
+        `${direct ? (cell.throughput / direct.throughput).toFixed(2) : '—'} | ${proxy ? fixed(cell.cpuPerRequestUs, 0) : '—'} | ${fixed(cell.netCpuPerRequestUs, 0)} | ` +
+        `${proxy ? fixed(cell.cpuCoreShare * 100, 0) : '—'} | ${fixed(cell.postgresPerRequestUs, 0)} | ${fixed(cell.generatorPerRequestUs, 0)} | ${cell.errors} |\n`,
+    );
+  }
+  const upstream = cells.filter((cell) => cell.target === 'direct' && cell.requests > 0);
+  if (upstream.length > 0) {
+    const mean = upstream.reduce((sum, cell) => sum + cell.cpuPerRequestUs, 0) / upstream.length;
+    process.stdout.write(`\nstand-in upstream CPU, measured in the direct cells: ≈ ${mean.toFixed(0)} µs per request\n`);
+  }
+}
 
 async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-'));
   try {
-    const upstream = await startUpstream();
+    const upstreams = new Map<number, { pid: number; url: string }>();
+    for (const delayMs of DELAYS) upstreams.set(delayMs, await startUpstream(delayMs));
+    const upstreamUrl = (delayMs: number) => upstreams.get(delayMs)!.url;
     const targets: Target[] = [];
+    let trellis: { pid: number; url: string } | undefined;
     if (TARGETS.includes('direct')) {
-      targets.push({ name: 'direct', origin: upstream, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, model: 'bench-model' });
+      targets.push({
+        name: 'direct',
+        pid: (delayMs) => upstreams.get(delayMs)!.pid,
+        request: (delayMs, mode, content) => ({
+          origin: upstreamUrl(delayMs),
+          path: '/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+          body: bodyOf('bench-model', mode, content),
+        }),
+      });
     }
     if (TARGETS.includes('trellis')) {
-      const trellis = await startTrellis(upstream, dataDir);
+      trellis = await startTrellis(new Map([...upstreams].map(([delayMs, upstream]) => [delayMs, upstream.url])), dataDir);
+      const origin = trellis.url;
+      const trellisPid = trellis.pid;
       targets.push({
         name: 'trellis',
-        origin: trellis,
-        path: '/inference/v1/chat/completions',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
-        model: 'bench-model',
+        pid: () => trellisPid,
+        request: (delayMs, mode, content) => ({
+          origin,
+          path: '/inference/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+          body: bodyOf(modelFor(delayMs), mode, content),
+        }),
       });
     }
     if (TARGETS.includes('portkey')) {
@@ -199,89 +295,72 @@ async function main() {
         const portkey = await startPortkey();
         targets.push({
           name: 'portkey',
-          origin: portkey,
-          path: '/v1/chat/completions',
-          headers: {
-            'content-type': 'application/json',
-            authorization: 'Bearer sk-bench',
-            'x-portkey-provider': 'openai',
-            'x-portkey-custom-host': `${upstream}/v1`,
-          },
-          model: 'bench-model',
+          pid: () => portkey.pid,
+          request: (delayMs, mode, content) => ({
+            origin: portkey.url,
+            path: '/v1/chat/completions',
+            headers: {
+              'content-type': 'application/json',
+              authorization: 'Bearer sk-bench',
+              'x-portkey-provider': 'openai',
+              'x-portkey-custom-host': `${upstreamUrl(delayMs)}/v1`,
+            },
+            body: bodyOf('bench-model', mode, content),
+          }),
         });
       } catch (error) {
         process.stdout.write(`portkey could not be started: ${(error as Error).message}\n`);
       }
     }
-    // One smoke request per target and mode, so a target that cannot serve a mode is reported, not measured.
     const unsupported = new Set<string>();
     for (const target of targets) {
       for (const mode of ['plain', 'stream'] as const) {
-        const pool = new Pool(target.origin);
-        const response = await pool.request({
-          path: target.path,
-          method: 'POST',
-          headers: target.headers,
-          body: JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'hi' }], ...(mode === 'stream' ? { stream: true } : {}) }),
-        });
-        const text = await response.body.text();
-        await pool.close();
-        const ok = response.statusCode === 200 && (mode === 'plain' || text.includes('data: [DONE]'));
-        if (ok) countSuccess(target.name);
-        if (!ok) {
-          if (target.name === 'trellis' || target.name === 'direct') throw new Error(`${target.name} ${mode} failed: ${response.statusCode} ${text.slice(0, 300)}`);
-          unsupported.add(`${target.name}/${mode}`);
-          process.stdout.write(`${target.name} cannot serve ${mode} here: HTTP ${response.statusCode} ${text.slice(0, 200).replace(/\s+/g, ' ')}\n`);
-        }
+        if (!(await smokeCheck(target, mode, DELAYS[0]!))) unsupported.add(`${target.name}/${mode}`);
       }
     }
 
+    // What Trellis burns with no requests (background workers, timers), after start-up work has settled; it is
+    // included in the per-request figures (and shown separately, to read them at low request rates).
+    if (trellis) {
+      await sleep(3_000);
+      const idleBefore = cpuSecondsOf(trellis.pid);
+      await sleep(3_000);
+      trellisIdleCoreShare = (cpuSecondsOf(trellis.pid) - idleBefore) / 3;
+      process.stdout.write(`trellis idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`);
+    }
     process.stdout.write(
-      `inference benchmark: upstream delay ${DELAY_MS} ms, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s per cell, node ${process.version}, ${os.cpus().length} cores\n`,
+      `inference benchmark: upstream delays ${DELAYS.join(', ')} ms, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s per cell, ` +
+        `node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}\n`,
     );
-    const results: Result[] = [];
-    for (const mode of MODES) {
-      for (const concurrency of CONCURRENCIES) {
-        for (const target of targets) {
-          if (unsupported.has(`${target.name}/${mode}`)) continue;
-          const result = await runLoad(target, mode, concurrency);
-          results.push(result);
-          process.stdout.write(
-            `${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${target.name.padEnd(8)} ${result.throughput.toFixed(0).padStart(6)} req/s  ` +
-              `p50 ${result.p50.toFixed(2).padStart(7)} ms  p99 ${result.p99.toFixed(2).padStart(7)} ms  errors ${result.errors}\n`,
-          );
+    const cells: Cell[] = [];
+    for (const delayMs of DELAYS) {
+      for (const mode of MODES) {
+        for (const concurrency of CONCURRENCIES) {
+          for (const target of targets) {
+            if (unsupported.has(`${target.name}/${mode}`)) continue;
+            const cell = await runCell(target, trellis?.pid, mode, delayMs, concurrency);
+            cells.push(cell);
+            process.stdout.write(
+              `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${target.name.padEnd(8)} ` +
+                `${cell.throughput.toFixed(0).padStart(6)} req/s  p50 ${fixed(cell.p50).padStart(7)} ms  p99 ${fixed(cell.p99).padStart(7)} ms  ` +
+                `cpu ${fixed(cell.cpuPerRequestUs, 0).padStart(5)} µs/req (${fixed(cell.cpuCoreShare * 100, 0)} % of a core)  errors ${cell.errors}` +
+                `${cell.firstError ? ` (first: ${cell.firstError.slice(0, 120)})` : ''}  load ${os.loadavg()[0]!.toFixed(2)}\n`,
+            );
+          }
         }
       }
     }
-    process.stdout.write('\n| mode | clients | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | throughput vs direct | errors |\n');
-    process.stdout.write('|---|---|---|---|---|---|---|---|---|---|\n');
-    for (const result of results) {
-      const direct = results.find((r) => r.target === 'direct' && r.mode === result.mode && r.concurrency === result.concurrency);
-      const added = (value: number, base: number | undefined) => (base === undefined || result.target === 'direct' ? '—' : (value - base).toFixed(2));
-      process.stdout.write(
-        `| ${result.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${result.concurrency} | ${result.target} | ${result.throughput.toFixed(0)} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} | ` +
-          `${added(result.p50, direct?.p50)} | ${added(result.p99, direct?.p99)} | ${direct ? (result.throughput / direct.throughput).toFixed(2) : '—'} | ${result.errors} |\n`,
-      );
-    }
-    const trellis = targets.find((target) => target.name === 'trellis');
+    printTable(cells);
     if (trellis) {
-      // Usage records are written off the request path (batched); after one flush interval every successful
+      // Usage records are written off the request path (batched); after a flush interval every successful
       // request must have its record.
       await sleep(2_000);
-      const pool = new Pool(trellis.origin);
-      const response = await pool.request({
-        path: '/graphql',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
-        body: JSON.stringify({ query: '{ team(name: "trellis") { inferenceUsage { requests errors } } }' }),
-      });
-      const usage = ((await response.body.json()) as { data: { team: { inferenceUsage: { requests: number; errors: number }[] } } }).data.team
-        .inferenceUsage[0];
-      await pool.close();
+      const usage = await usageRecordsOf(trellis.url);
       process.stdout.write(
-        `\nusage records: ${usage?.requests ?? 0} written (${usage?.errors ?? 0} errors) for ${succeeded.get('trellis') ?? 0} successful Trellis responses\n`,
+        `\nusage records: ${usage.requests} written (${usage.errors} errors) for ${succeeded.get('trellis') ?? 0} successful Trellis responses\n`,
       );
     }
+    process.stdout.write(`load average at the end: ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}\n`);
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await sleep(1500);

@@ -63,14 +63,22 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   });
   // Validation uses the adapter's Ajv, so error items come out in the same pydantic shape everywhere.
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
-  app.addHook('onSend', async (request, reply) => {
+  // Per-request hooks are callback-style and synchronous: an async hook costs a promise and a hop through
+  // Fastify's hook runner on every request. The header is set before the handler runs, so every response of
+  // the request (errors included: Fastify keeps reply headers) carries it.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
+  const logRequests = options.logger.isLevelEnabled('info');
+  app.addHook('onResponse', (request, reply, done) => {
+    if (logRequests) {
+      request.log.info(
+        { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    }
+    done();
   });
   app.decorateRequest('principal', null);
   // JSON APIs only: a text/plain body must be refused (415), not handed to validation as a string.

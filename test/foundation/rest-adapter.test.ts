@@ -73,6 +73,8 @@ describe('REST adapter', () => {
     const training = await post('training', broken);
     expect(training.status).toBe(422);
     expect(training.body.detail[0].type).toBe('json_invalid');
+    // Error responses carry the request id too.
+    expect(training.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(await projectExists('broken')).toBe(false);
   });
 

@@ -12,6 +12,7 @@ import {
 } from '../upstream-errors.js';
 import { Deployment, DeploymentBalancer, type DeploymentSettings } from './deployment.js';
 import { upstreamEvents } from './upstream-events.js';
+import { requestWhole, ResponseBodyError, type WholeResponse } from './whole-response.js';
 
 /**
  * Any server that speaks OpenAI's chat completions (vLLM, SGLang, Ollama, llama.cpp server, OpenAI itself).
@@ -40,29 +41,21 @@ export class OpenAICompatibleBackend implements ChatBackend {
   }
 
   async complete(request: BackendRequest, signal: AbortSignal): Promise<ChatCompletion> {
-    const { deployment, response } = await this.open(request, false, signal);
+    // The whole body is read within the attempt; nothing is retried once a 200 started (see sendWhole).
+    const { deployment, result: text } = await this.attempt(request, (candidate) => this.sendWhole(candidate, request, signal), signal);
+    deployment.inFlight--;
+    let parsed: unknown;
     try {
-      let text: string;
-      try {
-        text = await response.body.text();
-      } catch (error) {
-        throw classifyBodyError(error, signal, deployment.timeoutMs);
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new UpstreamGarbageError('not JSON');
-      }
-      if (!isCompletion(parsed)) throw new UpstreamGarbageError('no choices');
-      return { ...parsed, model: request.body.model };
-    } finally {
-      deployment.inFlight--;
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UpstreamGarbageError('not JSON');
     }
+    if (!isCompletion(parsed)) throw new UpstreamGarbageError('no choices');
+    return { ...parsed, model: request.body.model };
   }
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-    const { deployment, response } = await this.open(request, true, signal);
+    const { deployment, result: response } = await this.attempt(request, (candidate) => this.sendStreaming(candidate, request, signal), signal);
     let finished = false;
     try {
       const contentType = String(response.headers['content-type'] ?? '');
@@ -94,7 +87,11 @@ export class OpenAICompatibleBackend implements ChatBackend {
       // After [DONE] the rest of the body is (at most) a few bytes: reading it keeps the connection for the next
       // request. Otherwise (error, client gone) the connection is closed, which also stops the upstream's work.
       if (finished) await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      else if (!response.body.destroyed) response.body.destroy();
+      else if (!response.body.destroyed) {
+        // Destroying an unfinished undici body emits an 'error' (RequestAbortedError); nobody reads it any more.
+        response.body.on('error', () => undefined);
+        response.body.destroy();
+      }
     }
   }
 
@@ -102,12 +99,11 @@ export class OpenAICompatibleBackend implements ChatBackend {
     return Promise.all(this.balancer.deployments.map((deployment) => deployment.close())).then(() => undefined);
   }
 
-  /** Sends the request to deployments in balancing order until one answers 200. */
-  private async open(
-    request: BackendRequest,
-    stream: boolean,
-    signal: AbortSignal,
-  ): Promise<{ deployment: Deployment; response: Dispatcher.ResponseData }> {
+  /**
+   * Sends the request to deployments in balancing order until one answers 200. The deployment that answered is
+   * returned with one more request in flight: the caller decrements it once it is done with the response.
+   */
+  private async attempt<T>(request: BackendRequest, send: (deployment: Deployment) => Promise<T>, signal: AbortSignal): Promise<{ deployment: Deployment; result: T }> {
     let lastError: Error | undefined;
     for (const deployment of this.balancer.order()) {
       if (signal.aborted) break;
@@ -115,9 +111,9 @@ export class OpenAICompatibleBackend implements ChatBackend {
       request.report.deployment = deployment.label;
       deployment.inFlight++;
       try {
-        const response = await this.send(deployment, request, stream, signal);
+        const result = await send(deployment);
         if (deployment.coolingUntil) this.balancer.markHealthy(deployment);
-        return { deployment, response };
+        return { deployment, result };
       } catch (error) {
         deployment.inFlight--;
         if (!(error instanceof RetryableAttemptError)) throw error;
@@ -129,22 +125,15 @@ export class OpenAICompatibleBackend implements ChatBackend {
     throw lastError ?? new NoDeploymentError(this.modelId);
   }
 
-  private async send(deployment: Deployment, request: BackendRequest, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const payload = {
-      ...request.body,
-      model: deployment.upstreamModel,
-      stream,
-      // Usage is recorded for every request, so the upstream is always asked for it; the chat service drops the
-      // usage chunk again unless the client asked for it too.
-      stream_options: stream ? { include_usage: true } : undefined,
-    };
+  /** One streaming attempt: resolves with the 200 response, whose body the caller reads as it arrives. */
+  private async sendStreaming(deployment: Deployment, request: BackendRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     let response: Dispatcher.ResponseData;
     try {
       response = await deployment.pool.request({
         path: deployment.completionsPath,
         method: 'POST',
         headers: deployment.headers,
-        body: JSON.stringify(payload),
+        body: upstreamPayload(deployment, request, true),
         signal,
       });
     } catch (error) {
@@ -157,9 +146,42 @@ export class OpenAICompatibleBackend implements ChatBackend {
     } catch {
       // The status decides; a body we cannot read adds nothing.
     }
-    const retryAfter = response.headers['retry-after'];
-    throw classifyStatus(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    throw classifyStatus(response.statusCode, text, firstHeader(response.headers['retry-after']));
   }
+
+  /** One non-streaming attempt: resolves with the whole body of a 200 answer. */
+  private async sendWhole(deployment: Deployment, request: BackendRequest, signal: AbortSignal): Promise<string> {
+    let response: WholeResponse;
+    try {
+      response = await requestWhole(
+        deployment.pool,
+        { path: deployment.completionsPath, headers: deployment.headers, body: upstreamPayload(deployment, request, false) },
+        signal,
+      );
+    } catch (error) {
+      if (!(error instanceof ResponseBodyError)) throw classifyRequestError(error, signal, deployment.timeoutMs);
+      // A 200 that broke off mid-body has started: not retried. Otherwise the status decides.
+      if (error.statusCode === 200) throw classifyBodyError(error.error, signal, deployment.timeoutMs);
+      throw classifyStatus(error.statusCode, '', firstHeader(error.headers['retry-after']));
+    }
+    if (response.statusCode === 200) return response.text;
+    throw classifyStatus(response.statusCode, response.text.slice(0, 10_000), firstHeader(response.headers['retry-after']));
+  }
+}
+
+function upstreamPayload(deployment: Deployment, request: BackendRequest, stream: boolean): string {
+  return JSON.stringify({
+    ...request.body,
+    model: deployment.upstreamModel,
+    stream,
+    // Usage is recorded for every request, so the upstream is always asked for it; the chat service drops the
+    // usage chunk again unless the client asked for it too.
+    stream_options: stream ? { include_usage: true } : undefined,
+  });
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function isCompletion(value: unknown): value is ChatCompletion {
