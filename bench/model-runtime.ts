@@ -1,11 +1,13 @@
 /**
  * Model-runtime benchmarks (docs/benchmarks.md, "Model runtime"):
  *   npx tsc -p tsconfig.build.json && node dist/bench/model-runtime.js [--model models/trellis-tiny]
- * Medians over repetitions; the naive matmul baseline is measured in the same run,
- * interleaved with the blocked kernel, because these machines are noisy.
+ * Medians over repetitions; the scalar and naive matmul baselines are measured in the
+ * same run, interleaved with the SIMD kernel, because these machines are noisy. Training
+ * figures are steady-state: the first steps (JIT warm-up) are not counted.
  */
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { matmulNaive, matmulXWt } from '../model-runtime/kernels.js';
+import { matmulNaive, matmulXWt, matmulXWtScalar } from '../model-runtime/kernels.js';
 import { DEFAULT_MODEL_DIR, createAdapter, generateSync, loadModel, parameterCount, trainSft } from '../model-runtime/index.js';
 import { trainBaseModel } from '../model-runtime/base-model-trainer.js';
 import { initModel } from '../model-runtime/model.js';
@@ -18,9 +20,11 @@ const reps = Number(values.reps);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const model = loadModel(values.model!);
 const c = model.config;
-const results: Record<string, number | string> = { model: model.name, parameters: parameterCount(model) };
+// Load average before and after: figures taken on a shared machine are only comparable with it.
+const results: Record<string, number | string> = { model: model.name, parameters: parameterCount(model), load_average_1m_at_start: loadavg()[0] };
 
-// 1. Matrix multiply: [64 × 128] · [128 × 352] (an MLP up-projection over a 64-token chunk), blocked vs naive.
+// 1. Matrix multiply: [64 × 128] · [128 × 352] (an MLP up-projection over a 64-token chunk):
+//    the WebAssembly SIMD kernel the model uses, the register-blocked scalar JavaScript kernel, and a naive triple loop.
 {
   const rng = new SeededRandom(1);
   const [M, K, N] = [64, c.hiddenSize, c.intermediateSize];
@@ -33,17 +37,20 @@ const results: Record<string, number | string> = { model: model.name, parameters
     for (let i = 0; i < inner; i++) fn();
     return (performance.now() - t) / 1000 / inner;
   };
-  const blocked: number[] = [];
+  const simd: number[] = [];
+  const scalar: number[] = [];
   const naive: number[] = [];
-  for (let i = 0; i < 3; i++) { timeIt(() => matmulXWt(a, M, K, w, N, y), 5); timeIt(() => matmulNaive(a, M, K, w, N, y), 2); } // warm-up
+  for (let i = 0; i < 3; i++) { timeIt(() => matmulXWt(a, M, K, w, N, y), 50); timeIt(() => matmulXWtScalar(a, M, K, w, N, y), 5); timeIt(() => matmulNaive(a, M, K, w, N, y), 2); } // warm-up
   for (let r = 0; r < reps * 2; r++) {
-    blocked.push(flops / timeIt(() => matmulXWt(a, M, K, w, N, y), 20) / 1e9);
+    simd.push(flops / timeIt(() => matmulXWt(a, M, K, w, N, y), 100) / 1e9);
+    scalar.push(flops / timeIt(() => matmulXWtScalar(a, M, K, w, N, y), 20) / 1e9);
     naive.push(flops / timeIt(() => matmulNaive(a, M, K, w, N, y), 5) / 1e9);
   }
   results.matmul_shape = `${M}x${K} · ${K}x${N}`;
-  results.matmul_blocked_gflops = median(blocked);
+  results.matmul_simd_gflops = median(simd);
+  results.matmul_scalar_blocked_gflops = median(scalar);
   results.matmul_naive_gflops = median(naive);
-  results.matmul_speedup = median(blocked) / median(naive);
+  results.matmul_simd_over_naive = median(simd) / median(naive);
 }
 
 // 2. Generation: one stream decoding token by token with the KV cache, and batched prefill vs token-by-token prefill.
@@ -95,22 +102,23 @@ const results: Record<string, number | string> = { model: model.name, parameters
 
 // 3. Training throughput: LoRA SFT (what trainSft does) and full-parameter training (what built the base model).
 {
-  const examples = sampleExamples(BASE_TASKS, 64, 7, 'train').map((ex) => ({ messages: withAnswer(ex) }));
+  const warmupSteps = 10;
+  const examples = sampleExamples(BASE_TASKS, 8 * (warmupSteps + 4 * reps), 7, 'train').map((ex) => ({ messages: withAnswer(ex) }));
   const sft: number[] = [];
-  await trainSft({ base: model, adapter: createAdapter(model), examples, config: { batch_size: 8, steps: 10 + 2 * reps } }, (m) => {
-    if (m.step > 6) sft.push(m.tokens_per_second); // after JIT warm-up
+  await trainSft({ base: model, adapter: createAdapter(model), examples, config: { batch_size: 8, steps: warmupSteps + 2 * reps } }, (m) => {
+    if (m.step > warmupSteps) sft.push(m.tokens_per_second);
   });
   results.sft_lora_train_tokens_per_s = median(sft);
   const scratch = initModel(c, 5);
   const full: number[] = [];
   trainBaseModel(scratch, {
-    steps: reps + 1, batchSize: 8, learningRate: 1e-3, warmupSteps: 1, weightDecay: 0,
+    steps: warmupSteps + 2 * reps, batchSize: 8, learningRate: 1e-3, warmupSteps: 1, weightDecay: 0,
     batchFor: (s) => examples.slice(s * 8, s * 8 + 8).map((e) => e.messages),
     onStep: (() => {
       let last = performance.now();
       return (m) => {
         const now = performance.now();
-        if (m.step > 1) full.push(m.tokens / ((now - last) / 1000));
+        if (m.step > warmupSteps) full.push(m.tokens / ((now - last) / 1000));
         last = now;
       };
     })(),
@@ -118,5 +126,6 @@ const results: Record<string, number | string> = { model: model.name, parameters
   results.full_train_tokens_per_s = median(full);
 }
 
+results.load_average_1m_at_end = loadavg()[0];
 results.peak_rss_mib = Math.round(process.resourceUsage().maxRSS / 1024);
 for (const [k, v] of Object.entries(results)) console.log(`${k.padEnd(40)} ${typeof v === 'number' ? (Number.isInteger(v) ? v : v.toFixed(2)) : v}`);

@@ -1,13 +1,31 @@
 /**
  * Float32Array linear-algebra kernels. Weights use the Hugging Face [out × in]
  * row-major layout, so y = x·Wᵀ is a set of dot products over contiguous rows —
- * the cache-friendly direction. Register blocking (2 rows of x × 4 rows of W)
- * cuts memory traffic per multiply-add; that is where the speed over a naive
- * triple loop comes from.
+ * the cache-friendly direction. Every matrix product of the model goes through
+ * matmulXWt, which runs on the WebAssembly SIMD kernel (wasm-matmul.ts; about
+ * six times the scalar kernel below, measured by bench/model-runtime.ts).
  */
+import { matmulXWtWasm } from './wasm-matmul.js';
 
 /** y[T×out] (+)= x[T×in] · Wᵀ with W stored [out×in]. */
 export function matmulXWt(
+  x: Float32Array,
+  rows: number,
+  inF: number,
+  w: Float32Array,
+  outF: number,
+  y: Float32Array,
+  accumulate = false,
+): void {
+  matmulXWtWasm(x, rows, inF, w, outF, y, accumulate);
+}
+
+/**
+ * The same product in plain JavaScript, register-blocked (2 rows of x × 4 rows of W
+ * cut memory traffic per multiply-add). Kept as the reference the SIMD kernel is
+ * tested against and as a benchmark baseline.
+ */
+export function matmulXWtScalar(
   x: Float32Array,
   rows: number,
   inF: number,
@@ -107,30 +125,16 @@ export function forgetTransposedWeights(): void {
   transposeCache = new WeakMap();
 }
 
-/** dx[T×in] += dy[T×out] · W, with W stored [out×in] (the input-gradient of y = x·Wᵀ). */
+/**
+ * dx[T×in] += dy[T×out] · W, with W stored [out×in] (the input-gradient of y = x·Wᵀ),
+ * for weights that may change between calls (LoRA matrices, small): Wᵀ is built
+ * afresh each call, then the product runs on the SIMD kernel. Frozen base weights
+ * use transposedWeight() + matmulXWt instead.
+ */
 export function matmulDyW(dy: Float32Array, rows: number, outF: number, w: Float32Array, inF: number, dx: Float32Array): void {
-  for (let t = 0; t < rows; t++) {
-    const d0 = t * outF;
-    const x0 = t * inF;
-    let o = 0;
-    for (; o + 3 < outF; o += 4) {
-      const a0 = dy[d0 + o], a1 = dy[d0 + o + 1], a2 = dy[d0 + o + 2], a3 = dy[d0 + o + 3];
-      if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
-      const w0 = o * inF;
-      const w1 = w0 + inF;
-      const w2 = w1 + inF;
-      const w3 = w2 + inF;
-      for (let i = 0; i < inF; i++) {
-        dx[x0 + i] += a0 * w[w0 + i] + a1 * w[w1 + i] + a2 * w[w2 + i] + a3 * w[w3 + i];
-      }
-    }
-    for (; o < outF; o++) {
-      const a = dy[d0 + o];
-      if (a === 0) continue;
-      const w0 = o * inF;
-      for (let i = 0; i < inF; i++) dx[x0 + i] += a * w[w0 + i];
-    }
-  }
+  const wT = new Float32Array(inF * outF);
+  for (let o = 0; o < outF; o++) for (let i = 0; i < inF; i++) wT[i * outF + o] = w[o * inF + i];
+  matmulXWt(dy, rows, outF, wT, inF, dx, true);
 }
 
 /**

@@ -86,6 +86,8 @@ interface LayerTrace {
   inv2: Float32Array;
   xn2: Float32Array;
   gate: Float32Array;
+  /** sigmoid(gate), kept so the backward pass does not recompute the exponentials. */
+  gateSigmoid: Float32Array;
   up: Float32Array;
   act: Float32Array;
   loraXa: Partial<Record<ProjectionName, Float32Array>>;
@@ -217,15 +219,18 @@ export function forward(
     loraXa.gate_proj = linear(xn2, T, lw.proj.gate_proj, d, ff, lora?.gate_proj, s, gate);
     loraXa.up_proj = linear(xn2, T, lw.proj.up_proj, d, ff, lora?.up_proj, s, up);
     const act = new Float32Array(T * ff);
+    const gateSigmoid = keepTrace ? new Float32Array(T * ff) : undefined;
     for (let i = 0; i < act.length; i++) {
       const g = gate[i];
-      act[i] = (g / (1 + Math.exp(-g))) * up[i];
+      const sig = 1 / (1 + Math.exp(-g));
+      if (gateSigmoid) gateSigmoid[i] = sig;
+      act[i] = g * sig * up[i];
     }
     const down = new Float32Array(T * d);
     loraXa.down_proj = linear(act, T, lw.proj.down_proj, ff, d, lora?.down_proj, s, down);
     const xOut = new Float32Array(T * d);
     for (let i = 0; i < xOut.length; i++) xOut[i] = xMid[i] + down[i];
-    if (keepTrace) layerTraces.push({ xIn: x, inv1, xn1, q, probs: probs!, attnOut, xMid, inv2, xn2, gate, up, act, loraXa });
+    if (keepTrace) layerTraces.push({ xIn: x, inv1, xn1, q, probs: probs!, attnOut, xMid, inv2, xn2, gate, gateSigmoid: gateSigmoid!, up, act, loraXa });
     x = xOut;
   }
   cache.length = S;
@@ -337,7 +342,7 @@ export function backward(model: LlamaModel, adapter: LoraAdapter | null, trace: 
     const dUp = new Float32Array(T * ff);
     for (let i = 0; i < dAct.length; i++) {
       const g = lt.gate[i];
-      const sig = 1 / (1 + Math.exp(-g));
+      const sig = lt.gateSigmoid[i];
       dUp[i] = dAct[i] * g * sig;
       dGate[i] = dAct[i] * lt.up[i] * sig * (1 + g * (1 - sig));
     }

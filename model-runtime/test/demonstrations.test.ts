@@ -6,36 +6,39 @@
  * SFT task: the letter count spelled as a word ('How many letters are in "kamo"?
  * Answer in words.' → "four"), absent from the base corpus; the base model answers
  * in digits, so its exact-match score starts at zero.
- * RL task: capital-city questions with a held-out set of phrasings, reward 1 for the
- * right city. The base model's greedy answer is right about half the time but its
- * temperature-1 samples much less often; RL moves the sampled policy towards the
- * right answers, and that carries over to phrasings it never trained on.
+ * RL task: the same count-in-words task, starting from a brief SFT warm start (40 steps)
+ * that has learned the answer format but is right only about half the time at
+ * temperature 1. RL with reward 1 for the right word, on training words only, raises the
+ * temperature-1 mean reward on held-out words. (Straight on the base model, on tasks it
+ * half knows such as capital cities, a few RL steps moved the held-out reward only
+ * 0.25 → 0.31: RL there mostly sharpens phrasings it trained on.)
  */
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MODEL_DIR, type LoraAdapter, type TrajectoryGroup, choiceFromGeneration, generateSync, loadAdapter, loadModel, saveAdapter,
   trainRl, trainSft,
 } from '../index.js';
-import { BASE_TASKS, COUNT_IN_WORDS_TASK, type TaskExample, sampleExamples, withAnswer } from '../synthetic-corpus.js';
+import { COUNT_IN_WORDS_TASK, type TaskExample, sampleExamples, withAnswer } from '../synthetic-corpus.js';
 import { exactMatchAccuracy } from '../task-evaluation.js';
 
 const base = loadModel(DEFAULT_MODEL_DIR);
 const SFT_STEPS = 140;
 const SFT_LR = 1e-2;
+const RL_WARM_START_STEPS = 40;
+const RL_WARM_START_LR = 2e-2;
 const RL_STEPS = 12;
-const RL_LR = 3e-3;
-// ~35 s each on an idle 2-core machine; the margin covers a machine shared with other CPU-heavy work.
-// Generous: on a loaded 2-core machine the SFT demonstration has taken ~95-150 s (the issue asks for well under a minute; see the closing note).
-const DEMO_TIMEOUT_MS = 300_000;
-const RL_TASK = BASE_TASKS.find((t) => t.name === 'capital-qa')!;
+const RL_LR = 5e-3;
+// Each is roughly 20 s of CPU with the SIMD kernels (SFT: 140 × 8 sequences of ~60 tokens at ~3 000 trained
+// tokens/s); the bound leaves room for a 2-core machine shared with other work (load average 12: SFT took ~100 s).
+const DEMO_TIMEOUT_MS = 150_000;
+const countInWordsTraining = () => sampleExamples([COUNT_IN_WORDS_TASK], 200, 101, 'train').map((ex) => ({ messages: withAnswer(ex) }));
 
 let sftAdapter: Promise<{ adapter: LoraAdapter; losses: number[] }> | undefined;
 /** One SFT run shared by the two SFT tests (it is the expensive part). */
 function countInWordsAdapter() {
   sftAdapter ??= (async () => {
-    const train = sampleExamples([COUNT_IN_WORDS_TASK], 200, 101, 'train').map((ex) => ({ messages: withAnswer(ex) }));
     const losses: number[] = [];
-    const adapter = await trainSft({ base, examples: train, config: { batch_size: 8, steps: SFT_STEPS, learning_rate: SFT_LR, seed: 1 } }, (m) => losses.push(m.loss));
+    const adapter = await trainSft({ base, examples: countInWordsTraining(), config: { batch_size: 8, steps: SFT_STEPS, learning_rate: SFT_LR, seed: 1 } }, (m) => losses.push(m.loss));
     return { adapter, losses };
   })();
   return sftAdapter;
@@ -81,12 +84,13 @@ describe('SFT on the shipped base model', () => {
 
 describe('RL on the shipped base model', () => {
   it('raises the mean reward on held-out prompts over a few steps', async () => {
-    const heldOut = sampleExamples([RL_TASK], 32, 303, 'heldout');
-    const before = meanReward(null, heldOut, 4);
-    let adapter: LoraAdapter | null = null;
+    const heldOut = sampleExamples([COUNT_IN_WORDS_TASK], 32, 303, 'heldout');
+    const warmStart = await trainSft({ base, examples: countInWordsTraining(), config: { batch_size: 8, steps: RL_WARM_START_STEPS, learning_rate: RL_WARM_START_LR, seed: 1 } });
+    const before = meanReward(warmStart, heldOut, 4);
+    let adapter: LoraAdapter = warmStart;
     const batchRewards: number[] = [];
     for (let step = 0; step < RL_STEPS; step++) {
-      const prompts = sampleExamples([RL_TASK], 8, 400 + step, 'train');
+      const prompts = sampleExamples([COUNT_IN_WORDS_TASK], 8, 400 + step, 'train');
       const groups: TrajectoryGroup[] = prompts.map((ex, i) => {
         const out = generateSync(base, { messages: ex.messages, adapter, temperature: 1, n: 8, seed: step * 100 + i, max_tokens: 32, logprobs: true });
         return { trajectories: out.choices.map((c) => ({ messages_and_choices: [...ex.messages, choiceFromGeneration(c)], reward: reward(ex, c.text) })) };
@@ -94,9 +98,9 @@ describe('RL on the shipped base model', () => {
       adapter = await trainRl({ base, adapter, trajectoryGroups: groups, config: { learning_rate: RL_LR } }, (m) => batchRewards.push(m.reward));
     }
     const after = meanReward(adapter, heldOut, 4);
-    console.log(`RL capital-qa: held-out mean reward ${before.toFixed(3)} → ${after.toFixed(3)}; batch rewards ${batchRewards.map((r) => r.toFixed(2)).join(' ')}`);
-    // Measured: 0.250 → 0.313 (+8 of 128 samples). A modest gain, and sensitive to the LoRA init seed
-    // (0.344 with seed 2); the threshold still fails if RL does nothing or hurts.
-    expect(after - before).toBeGreaterThanOrEqual(0.05);
+    console.log(`RL count-in-words: held-out mean reward ${before.toFixed(3)} → ${after.toFixed(3)}; batch rewards ${batchRewards.map((r) => r.toFixed(2)).join(' ')}`);
+    // Measured on the shipped model: 0.523 → 0.664 (+18 of 128 held-out samples).
+    expect(before).toBeLessThan(0.6);
+    expect(after - before).toBeGreaterThanOrEqual(0.1);
   }, DEMO_TIMEOUT_MS);
 });
