@@ -61,16 +61,20 @@ async function runStates(runName: string, timeoutMs = 20_000): Promise<string[]>
 const createModel = async (name: string) =>
   (await call('POST', '/v1/preview/models', { entity: null, project: 'jobs', name, base_model: 'trellis-tiny', return_existing: true })).body;
 
-/** Rollouts sampled from the base model with logprobs, rewarded by length (the test's own reward function). */
+/**
+ * Rollouts sampled from the base model with logprobs. The reward is the test's own and ranks the samples of a group
+ * by their index: a length-based reward gave every sample of a group the same score once the base model answered
+ * in equal-length words, and equal rewards mean zero advantages, i.e. no update at all.
+ */
 async function rolloutGroups(groups: number, perGroup: number) {
   const result = [];
   for (let g = 0; g < groups; g++) {
     const messages = [{ role: 'user' as const, content: `What is the capital of country ${g}?` }];
     const generation = await generate(base, { messages, n: perGroup, max_tokens: 8, temperature: 1, seed: g, logprobs: true });
     result.push({
-      trajectories: generation.choices.map((choice) => ({
+      trajectories: generation.choices.map((choice, index) => ({
         messages_and_choices: [...messages, choiceFromGeneration(choice)],
-        reward: choice.text.length / 8,
+        reward: index / perGroup,
       })),
     });
   }
@@ -100,10 +104,10 @@ async function sampleGroups(model: string, groups: number, perGroup: number, see
     const response = await call('POST', '/v1/chat/completions', { model, messages, n: perGroup, max_tokens: 8, temperature: 1, seed: seed + g, logprobs: true });
     expect(response.status).toBe(200);
     result.push({
-      trajectories: response.body.choices.map((choice: { message: { content: string } }) => ({
+      trajectories: response.body.choices.map((choice: { message: { content: string } }, index: number) => ({
         messages_and_choices: [...messages, choice],
-        // The reward is the test's own: longer answers score higher.
-        reward: choice.message.content.length / 8,
+        // The reward is the test's own, distinct within each group whatever the model says (see rolloutGroups).
+        reward: index / perGroup,
       })),
     });
   }
