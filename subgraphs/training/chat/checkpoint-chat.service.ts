@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isTeamMember, type Principal } from '../../../platform/auth/principal.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
+import { callbackStream } from '../../../platform/async/callback-stream.js';
 import {
   ContextLengthExceededError,
   GenerationWorkerPool,
@@ -81,40 +82,19 @@ export class CheckpointChatService {
       choices,
       ...(includeUsage ? { usage: usage ?? null } : {}),
     });
-    // Tokens arrive by callback on the worker's schedule; they are queued and handed out as the client reads.
-    const queue: Record<string, unknown>[] = [];
-    let wake: (() => void) | undefined;
+    // Tokens arrive by callback on the worker's schedule; they are handed out as the client reads.
     const started = new Set<number>();
-    let outcome: { result?: GenerationResult; error?: unknown } | undefined;
-    const generating = this.generate(prepared, signal, (event) => {
-      if (!started.has(event.choiceIndex)) {
-        started.add(event.choiceIndex);
-        queue.push(chunk([{ index: event.choiceIndex, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }]));
+    const tokens = callbackStream((emit: TokenListener) => this.generate(prepared, signal, emit));
+    let next = await tokens.next();
+    for (; !next.done; next = await tokens.next()) {
+      const token = next.value;
+      if (!started.has(token.choiceIndex)) {
+        started.add(token.choiceIndex);
+        yield chunk([{ index: token.choiceIndex, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }]);
       }
-      if (event.text !== '') queue.push(chunk([{ index: event.choiceIndex, delta: { content: event.text }, finish_reason: null, logprobs: null }]));
-      wake?.();
-    }).then(
-      (result) => {
-        outcome = { result };
-        wake?.();
-      },
-      (error: unknown) => {
-        outcome = { error };
-        wake?.();
-      },
-    );
-    for (;;) {
-      if (queue.length > 0) {
-        yield queue.shift()!;
-        continue;
-      }
-      if (outcome) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
+      if (token.text !== '') yield chunk([{ index: token.choiceIndex, delta: { content: token.text }, finish_reason: null, logprobs: null }]);
     }
-    await generating;
-    if (outcome.error !== undefined) throw outcome.error;
-    const result = outcome.result!;
+    const result = next.value;
     for (const choice of result.choices) {
       if (!started.has(choice.index)) {
         yield chunk([{ index: choice.index, delta: { role: 'assistant', content: choice.text }, finish_reason: null, logprobs: null }]);

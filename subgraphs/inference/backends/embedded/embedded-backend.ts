@@ -4,7 +4,8 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../chat/chat-comple
 import type { ChatMessage } from '../../chat/chat-request.schema.js';
 import type { BackendRequest, ChatBackend } from '../chat-backend.js';
 import { ClientClosedError } from '../upstream-errors.js';
-import type { EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime } from './embedded-runtime.js';
+import { callbackStream } from '../../../../platform/async/callback-stream.js';
+import type { EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime, EmbeddedTokenEvent } from './embedded-runtime.js';
 
 /** What the embedded runtime honours; anything else a request sets is refused with 400 naming it. */
 const EMBEDDED_CAPABILITIES = new Set([
@@ -65,43 +66,19 @@ export class EmbeddedBackend implements ChatBackend {
       model: request.body.model,
       choices: [{ index, delta, finish_reason: finish, ...(logprobs !== undefined ? { logprobs } : {}) }],
     });
-    // Tokens arrive by callback; they are queued and handed out as the consumer pulls.
-    const queue: ChatCompletionChunk[] = [];
-    let wake: (() => void) | undefined;
+    // Tokens arrive by callback on the worker's schedule; they are handed out as the consumer pulls.
     const started = new Set<number>();
-    const push = (item: ChatCompletionChunk) => {
-      queue.push(item);
-      wake?.();
-    };
-    let outcome: { generation?: EmbeddedGeneration; error?: unknown } | undefined;
-    const generating = this.generate(request, signal, (event) => {
-      if (!started.has(event.index)) {
-        started.add(event.index);
-        push(chunk(event.index, { role: 'assistant', content: '' }, null));
+    const tokens = callbackStream((emit: (token: EmbeddedTokenEvent) => void) => this.generate(request, signal, emit));
+    let next = await tokens.next();
+    for (; !next.done; next = await tokens.next()) {
+      const token = next.value;
+      if (!started.has(token.index)) {
+        started.add(token.index);
+        yield chunk(token.index, { role: 'assistant', content: '' }, null);
       }
-      push(chunk(event.index, { content: event.text }, null));
-    }).then(
-      (generation) => {
-        outcome = { generation };
-        wake?.();
-      },
-      (error: unknown) => {
-        outcome = { error };
-        wake?.();
-      },
-    );
-    while (true) {
-      if (queue.length > 0) {
-        yield queue.shift()!;
-        continue;
-      }
-      if (outcome) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
+      yield chunk(token.index, { content: token.text }, null);
     }
-    await generating;
-    if (outcome.error !== undefined) throw outcome.error;
-    const generation = outcome.generation!;
+    const generation = next.value;
     for (const [index, choice] of generation.choices.entries()) {
       if (!started.has(index)) yield chunk(index, { role: 'assistant', content: choice.text }, null);
       yield chunk(index, {}, choice.finishReason, choice.logprobs);
