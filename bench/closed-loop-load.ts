@@ -31,6 +31,13 @@ export interface LoadOptions {
   measureMs: number;
   /** Latency up to the first body byte (time to first byte of a stream) instead of up to the end. */
   firstByte: boolean;
+  /**
+   * Clients start evenly spread over this many ms (0: all at once). With a fixed upstream delay, clients that start
+   * together stay in lockstep: every request of a wave arrives in the same millisecond and waits for the ones
+   * ahead of it on the proxy's one thread, so the figure measures the wave. Spread over one upstream delay,
+   * arrivals are uniform, as from independent users.
+   */
+  startSpreadMs?: number;
   /** Called when the measured window opens and closes (e.g. to read CPU counters). */
   onWindowStart?(): void;
   onWindowEnd?(): void;
@@ -77,7 +84,9 @@ export async function runClosedLoop(request: LoadRequest, options: LoadOptions):
   let succeeded = 0;
   let recording = false;
   let running = true;
-  const client = async () => {
+  const client = async (index: number) => {
+    const spread = options.startSpreadMs ?? 0;
+    if (spread > 0) await sleep((index * spread) / options.concurrency);
     while (running) {
       try {
         const latency = await send(pool, request, options.firstByte);
@@ -93,7 +102,7 @@ export async function runClosedLoop(request: LoadRequest, options: LoadOptions):
       }
     }
   };
-  const clients = Array.from({ length: options.concurrency }, client);
+  const clients = Array.from({ length: options.concurrency }, (_, index) => client(index));
   await sleep(options.warmupMs);
   options.onWindowStart?.();
   recording = true;

@@ -18,7 +18,11 @@ import { cpuSecondsOf, descendantCpuSeconds } from './process-cpu.js';
  * shared machine was.
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
- *     [--concurrency 1,50,200] [--targets direct,trellis,portkey] [--modes plain,stream]
+ *     [--concurrency 1,50,200] [--targets direct,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep]
+ *
+ * Arrivals: `staggered` (default) starts the N clients evenly spread over one upstream delay, so requests arrive
+ * uniformly as from independent users; `lockstep` starts them all at once, and with a fixed upstream delay they
+ * stay in waves of N simultaneous requests (the worst case for any single-threaded proxy).
  *
  * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
@@ -33,6 +37,8 @@ const WARMUP_SECONDS = Number(option('warmup-seconds', '2'));
 const CONCURRENCIES = option('concurrency', '1,50,200').split(',').map(Number);
 const TARGETS = option('targets', 'direct,trellis,portkey').split(',');
 const MODES = option('modes', 'plain,stream').split(',') as Mode[];
+const ARRIVALS = option('arrivals', 'staggered');
+if (ARRIVALS !== 'staggered' && ARRIVALS !== 'lockstep') throw new Error('--arrivals is staggered or lockstep');
 const API_KEY = 'bench-admin-key-0123456789abcdefghijkl';
 
 type Mode = 'plain' | 'stream';
@@ -162,6 +168,7 @@ async function runCell(target: Target, trellisPid: number | undefined, mode: Mod
     warmupMs: WARMUP_SECONDS * 1000,
     measureMs: SECONDS * 1000,
     firstByte: mode === 'stream',
+    startSpreadMs: ARRIVALS === 'staggered' ? delayMs : 0,
     onWindowStart: () => (before = read()),
     onWindowEnd: () => {
       const after = read();
@@ -329,7 +336,7 @@ async function main() {
       process.stdout.write(`trellis idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`);
     }
     process.stdout.write(
-      `inference benchmark: upstream delays ${DELAYS.join(', ')} ms, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s per cell, ` +
+      `inference benchmark: upstream delays ${DELAYS.join(', ')} ms, ${ARRIVALS} arrivals, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s per cell, ` +
         `node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}\n`,
     );
     const cells: Cell[] = [];
