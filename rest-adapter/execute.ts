@@ -2,6 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import { GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { TrellisError, trellisErrorFromGraphQL } from '../platform/errors.js';
+import { asProjectReference, type ProjectReferenceOperation } from './project-reference.js';
 
 /**
  * Runs one operation through the gateway exactly as a GraphQL client's request would run (same validation,
@@ -31,13 +32,15 @@ export type LocalExecutor = (
   context: GraphQLContext,
 ) => Promise<ExecutionResult> | undefined;
 
-const parsedOperations = new Map<string, DocumentNode>();
+const parsedOperations = new Map<string, ProjectReferenceOperation | { document: DocumentNode; variables?: undefined; data?: undefined }>();
 
 /**
  * Runs a route's operation directly on the one subgraph it touches (no query planning, no result re-shaping),
  * for routes on a hot path. The operation is the route's own (not client-supplied), so the gateway's depth and
  * cost rules have nothing to add; errors are masked the same way: deliberate ones keep their code, anything
- * else is logged and becomes "Internal server error".
+ * else is logged and becomes "Internal server error". With `projectReference`, a read through identity's
+ * `project(entity, name)` root field runs as the subgraph's Project entity reference (project-reference.ts);
+ * the caller has checked that the project exists.
  */
 export async function executeInSubgraph(
   run: LocalExecutor,
@@ -45,17 +48,20 @@ export async function executeInSubgraph(
   operation: string,
   variables: Record<string, unknown>,
   context: GraphQLContext,
+  options: { projectReference?: boolean } = {},
 ): Promise<Record<string, any> | undefined> {
-  let document = parsedOperations.get(operation);
-  if (!document) {
-    document = parse(operation);
-    parsedOperations.set(operation, document);
+  const key = `${options.projectReference ? 'reference' : 'plain'}:${operation}`;
+  let parsed = parsedOperations.get(key);
+  if (!parsed) {
+    const document = parse(operation);
+    parsed = (options.projectReference ? asProjectReference(document) : null) ?? { document };
+    parsedOperations.set(key, parsed);
   }
-  const pending = run(subgraph, document, variables, context);
+  const pending = run(subgraph, parsed.document, parsed.variables?.(variables) ?? variables, context);
   if (!pending) return undefined;
   const { data, errors } = await pending;
   if (errors && errors.length > 0) throw deliberateError(errors[0]!, context);
-  return (data ?? {}) as Record<string, any>;
+  return parsed.data ? parsed.data(data ?? {}) : ((data ?? {}) as Record<string, any>);
 }
 
 function deliberateError(error: GraphQLError, context: GraphQLContext): TrellisError {

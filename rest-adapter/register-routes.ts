@@ -3,10 +3,10 @@ import type { ApolloServer } from '@apollo/server';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/auth/principal.js';
-import { TrellisError, UnauthenticatedError } from '../platform/errors.js';
+import { NotFoundError, TrellisError, UnauthenticatedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './execute.js';
-import { ENSURE_PROJECT_OPERATION, KnownProjects } from './known-projects.js';
+import { ENSURE_PROJECT_OPERATION, KnownProjects, PROJECT_EXISTS_OPERATION } from './known-projects.js';
 import { serveEventStream, type SubscriptionExecutor } from './sse.js';
 import { FAMILY_MOUNTS, type Family, type RestRoute, type RouteInput } from './route.js';
 
@@ -94,12 +94,21 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
       const execute = async (variables: Record<string, unknown>) => {
         const local =
           route.subgraph && services.executeLocal
-            ? await executeInSubgraph(services.executeLocal, route.subgraph, route.operation, variables, context)
+            ? await executeInSubgraph(services.executeLocal, route.subgraph, route.operation, variables, context, {
+                projectReference: route.readsProject !== undefined,
+              })
             : undefined;
         return local ?? (await executeThroughGateway(services.apollo, route.operation, variables, context));
       };
       const project = route.ensureProject?.(input);
       if (project) await projects.ensure(project, () => executeThroughGateway(services.apollo, ENSURE_PROJECT_OPERATION, { ...project }, context));
+      const read = route.readsProject?.(input);
+      if (read) {
+        await projects.ensure(read, async () => {
+          const data = await executeThroughGateway(services.apollo, PROJECT_EXISTS_OPERATION, { ...read }, context);
+          if (!data.project) throw new NotFoundError(`Project ${read.entity}/${read.project} not found`);
+        });
+      }
       if (route.stream) return streamPages(route, input, execute, request, reply);
       const data = await execute(route.variables(input));
       reply.code(route.responseStatus?.(data) ?? route.status ?? 200);

@@ -80,6 +80,15 @@ export interface RestRoute<Body = any, Params = any, Query = any> {
    */
   ensureProject?(input: RouteInput<Body, Params, Query>): ProjectName | null;
   /**
+   * The project the route reads, which must exist. Before the operation runs, the adapter asks identity
+   * (`project(entity, name)` through the gateway: 403 for callers outside the entity, 404 when there is no such
+   * project), unless this process has already seen the project exist (KnownProjects). With `subgraph`, the
+   * operation's `project(entity: …, name: …) { … }` then runs on that subgraph as its Project entity reference
+   * (rest-adapter/project-reference.ts), so a read of a known project never touches the gateway. The subgraph's
+   * resolvers must authorize the caller themselves. Null: nothing to check.
+   */
+  readsProject?(input: RouteInput<Body, Params, Query>): ProjectName | null;
+  /**
    * Server-sent events: when `when(input)` holds, the route executes `subscription` against the named subgraph's
    * schema (the gateway cannot run subscriptions) and writes each event as a `data:` line, then `data: <done>`.
    * Errors before the first event are answered as ordinary error responses; later ones as a last `data:` event

@@ -495,6 +495,9 @@ export const tracingRoutes = [
     path: '/feedback/aggregate',
     summary: 'Scorer feedback as a sparse time series',
     schema: { body: FeedbackAggregateBody },
+    // Large answers (a month of hourly buckets): run on the tracing subgraph, no gateway for a known project.
+    subgraph: 'tracing',
+    readsProject: ({ body }) => split(body.project_id),
     operation: `query TraceFeedbackAggregate($entity: String!, $project: String!, $afterMs: Float!, $beforeMs: Float!, $bucket: Float,
       $feedbackTypes: [String!], $tags: [String!], $ratingMin: Float, $ratingMax: Float, $monitorIds: [String!], $scorerIds: [String!],
       $spanAgentNames: [String!], $spanTypes: [String!], $groupBy: [String!]) {

@@ -28,11 +28,27 @@ const fixtureRoutes = families.map((family) =>
   }),
 );
 
+/** A read of a project, run on the tracing subgraph as its Project entity reference, and the same through the gateway. */
+const readRoutes = (['subgraph', 'gateway'] as const).map((via) =>
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: `/_fixture/read-${via}`,
+    summary: 'test fixture',
+    schema: { body: Type.Object({ entity: Type.String(), name: Type.String() }) },
+    operation: 'query FixtureRead($entity: String!, $project: String!) { project(entity: $entity, name: $project) { entity name callCount } }',
+    ...(via === 'subgraph' ? { subgraph: 'tracing' } : {}),
+    readsProject: ({ body }) => ({ entity: body.entity, project: body.name }),
+    variables: ({ body }) => ({ entity: body.entity, project: body.name }),
+    response: (data) => data.project,
+  }),
+);
+
 let platform: TestPlatform;
 let outsiderKey: string;
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ routes: [...ALL_ROUTES, ...fixtureRoutes], workers: false });
+  platform = await startTestPlatform({ routes: [...ALL_ROUTES, ...fixtureRoutes, ...readRoutes], workers: false });
   outsiderKey = (await platform.createUser('outsider')).key;
 });
 afterAll(() => platform?.close());
@@ -150,6 +166,23 @@ describe('REST adapter', () => {
     const inference = await post('inference', JSON.stringify({ entity: 'trellis', name: 'n', retries: 'many' }));
     expect(inference.status).toBe(400);
     expect(inference.body.error).toMatchObject({ param: 'retries', message: 'Input should be a valid integer: retries' });
+  });
+
+  it('readsProject: 404 for an absent project, 403 outside the entity, the same answer on the subgraph as through the gateway', async () => {
+    const read = (via: 'subgraph' | 'gateway', name: string, key = platform.adminKey) =>
+      platform.fetch(`/traces/_fixture/read-${via}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ entity: 'trellis', name }),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+    for (const via of ['subgraph', 'gateway'] as const) {
+      expect(await read(via, 'absent')).toEqual({ status: 404, body: { reason: 'Project trellis/absent not found' } });
+      expect(await read(via, 'default')).toEqual({ status: 200, body: { entity: 'trellis', name: 'default', callCount: 0 } });
+      // Known to exist by now: the subgraph's resolver still refuses a caller outside the entity.
+      expect((await read(via, 'default', outsiderKey)).status).toBe(403);
+      expect((await read(via, 'absent', outsiderKey)).status).toBe(403);
+    }
+    expect(await projectExists('absent')).toBe(false);
   });
 
   it('serves an OpenAPI document generated from the route schemas', async () => {

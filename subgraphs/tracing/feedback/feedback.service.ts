@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import { ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
@@ -90,41 +90,24 @@ export class FeedbackService {
   async aggregate(projectId: string, request: unknown, options: { rollup?: boolean } = {}): Promise<FeedbackAggregate> {
     const valid = validateOrThrow(FeedbackAggregateQuery, request, 'body');
     checkWindow(valid);
-    const rows = await feedbackStore.aggregate(this.db, projectId, valid, options);
+    const rows = await this.db.transaction().execute(async (trx) => {
+      // A month of hourly buckets materialises tens of thousands of rollup rows and hashes them three ways; at the
+      // default work_mem (4 MB) PostgreSQL spills the CTE and the per-bucket map aggregation to temp files.
+      await sql`set local work_mem = '64MB'`.execute(trx);
+      return feedbackStore.aggregate(trx, projectId, valid, options);
+    });
     const groupBy = dedupeGroupBy(valid.group_by ?? []);
-    const buckets = new Map<string, FeedbackBucket>();
-    const bucketOf = (row: (typeof rows)[number]) => {
-      const groupValues = groupBy.map((_, index) => String(row[`g${index}`]));
-      // Group values cannot contain NUL (PostgreSQL text), so this key is unambiguous.
-      const key = `${row.b}\u0000${groupValues.join('\u0000')}`;
-      let bucket = buckets.get(key);
-      if (!bucket) {
-        bucket = {
-          time_bucket_start_ms: row.b === null ? null : Number(row.b),
-          group: Object.fromEntries(groupBy.map((name, index) => [name, groupValues[index]!])),
-          total_count: 0,
-          scored_count: 0,
-          tag_counts: {},
-          rating_counts: {},
-          rating_sums: {},
-        };
-        buckets.set(key, bucket);
-      }
-      return bucket;
-    };
-    for (const row of rows) {
-      const bucket = bucketOf(row);
-      if (row.part === 0) {
-        bucket.total_count = row.n;
-        bucket.scored_count = row.s ?? 0;
-      } else if (row.part === 1) {
-        bucket.tag_counts[row.key!] = row.n;
-      } else {
-        bucket.rating_counts[row.key!] = row.n;
-        bucket.rating_sums[row.key!] = Number(row.s);
-      }
-    }
-    const sorted = [...buckets.values()].sort(compareBuckets(groupBy));
+    const bucketed = Boolean(valid.time_bucket_seconds);
+    const buckets = rows.map((row): FeedbackBucket => ({
+      time_bucket_start_ms: bucketed ? Number(row.b) : null,
+      group: Object.fromEntries(groupBy.map((name, index) => [name, row[`g${index}`]!])),
+      total_count: row.n,
+      scored_count: row.s,
+      tag_counts: row.tag_counts,
+      rating_counts: row.rating_counts,
+      rating_sums: row.rating_sums,
+    }));
+    const sorted = buckets.sort(compareBuckets(groupBy));
     if (!valid.time_bucket_seconds && groupBy.length === 0 && sorted.length === 0) {
       // Neither bucketed nor grouped: always exactly one (global) row.
       sorted.push({ time_bucket_start_ms: null, group: {}, total_count: 0, scored_count: 0, tag_counts: {}, rating_counts: {}, rating_sums: {} });

@@ -110,6 +110,23 @@ describe('POST /traces/feedback/aggregate', () => {
     expect(atCap.status).toBe(200);
   });
 
+  it('answers 404 for a project that does not exist and 403 to callers outside the entity, known project or not', async () => {
+    const body = { after_ms: T0, before_ms: T0 + HOUR };
+    const missing = await traces(platform, '/feedback/aggregate', { ...body, project_id: 'trellis/no-such-project' });
+    expect(missing).toMatchObject({ status: 404, body: { reason: 'Project trellis/no-such-project not found' } });
+    // Asking again does not make it exist (only existing projects are remembered).
+    expect((await traces(platform, '/feedback/aggregate', { ...body, project_id: 'trellis/no-such-project' })).status).toBe(404);
+
+    const outsider = (await platform.createUser('aggregate-outsider')).key;
+    const fresh = await traces(platform, '/feedback/aggregate', { ...body, project_id: 'trellis/not-yet-seen' }, outsider);
+    expect(fresh.status).toBe(403);
+    // trellis/default is known to this process by now (read above): the tracing resolver still refuses the outsider.
+    expect((await aggregate({})).status).toBe(200);
+    const known = await traces(platform, '/feedback/aggregate', { ...body, project_id: P }, outsider);
+    expect(known.status).toBe(403);
+    expect(known.body).toHaveProperty('reason');
+  });
+
   it('GraphQL Project.feedbackAggregate answers the same', async () => {
     const res = await platform.graphql(`query($a: Float!, $b: Float!) { project(entity: "trellis", name: "default") {
       feedbackAggregate(afterMs: $a, beforeMs: $b, timeBucketSeconds: 3600, groupBy: ["scorer_id"], scorerIds: ["Tox"]) {

@@ -3,13 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
 import type { TracingDatabase } from '../db/database.js';
 import { FeedbackService } from '../feedback/feedback.service.js';
-import { wholeHoursOf } from '../feedback/feedback.store.js';
+import { rollupSourceOf, wholeHoursOf } from '../feedback/feedback.store.js';
 import { traces } from './helpers.js';
 
 /**
  * The hourly rollup must answer exactly what the feedback rows answer: randomized feedback (written in bulk, one
  * by one through REST, then partly updated and deleted) and randomized requests — windows with partial edge hours,
- * bucket sizes that are and are not whole hours, every filter and group_by — compared with the raw-row path.
+ * bucket sizes that are and are not whole hours, every filter and group_by — compared with the raw-row path, for
+ * every rollup (feedback_hourly at both grains, feedback_hourly_groups).
  */
 const P = 'trellis/default';
 const HOUR = 3_600_000;
@@ -66,7 +67,17 @@ function randomRow(index: number) {
   };
 }
 
-function randomRequest() {
+/** Filters only on group columns (or none): what feedback_hourly_groups answers. */
+function randomGroupsRequest() {
+  const request = randomRequest();
+  for (const filter of ['feedback_types', 'monitor_ids', 'span_types', 'tags', 'rating_min', 'rating_max']) delete request[filter];
+  if (random() < 0.3) request.scorer_ids = some(['Tox', 'Tox*', 'help', 'Help*', 'Nobody'], 2);
+  if (random() < 0.3) request.span_agent_names = some(['agent1', 'agent2'], 1);
+  if (random() < 0.3) request.group_by = ['scorer_id', 'span_agent_name', 'span_agent_version', 'span_status_code'];
+  return request;
+}
+
+function randomRequest(): Record<string, unknown> {
   const aligned = random() < 0.3;
   const after = aligned ? T0 + Math.floor(random() * 10) * HOUR : T0 - HOUR + Math.floor(random() * 12 * HOUR);
   const before = aligned && random() < 0.5 ? after + Math.ceil(random() * 20) * HOUR : after + 1 + Math.floor(random() * 25 * HOUR);
@@ -98,7 +109,10 @@ async function insertRows(rows: ReturnType<typeof randomRow>[]) {
 }
 
 async function rollupSnapshot() {
-  return (await sql<Record<string, unknown>>`select * from tracing.feedback_hourly order by project_id, by_rating, hour_ms, dims_key`.execute(db)).rows;
+  return [
+    ...(await sql<Record<string, unknown>>`select * from tracing.feedback_hourly order by project_id, by_rating, hour_ms, dims_key`.execute(db)).rows,
+    ...(await sql<Record<string, unknown>>`select * from tracing.feedback_hourly_groups order by project_id, hour_ms, group_key`.execute(db)).rows,
+  ];
 }
 
 beforeAll(async () => {
@@ -128,14 +142,26 @@ afterAll(async () => {
 });
 
 describe('feedback hourly rollup', () => {
-  it('holds exactly the feedback rows, at both grains', async () => {
-    const counts = await sql<{ rows: number; coarse: number; fine: number }>`
+  it('holds exactly the feedback rows, in every grain, with no empty rows or zero map entries', async () => {
+    const counts = await sql<{ rows: number; coarse: number; fine: number; groups: number; tags: number; ratings: number }>`
       select (select count(*)::int from tracing.feedback) as rows,
              (select sum(n)::int from tracing.feedback_hourly where not by_rating) as coarse,
-             (select sum(n)::int from tracing.feedback_hourly where by_rating) as fine`.execute(db);
-    expect(counts.rows[0]!.rows).toBeGreaterThan(1500);
-    expect(counts.rows[0]).toEqual({ rows: counts.rows[0]!.rows, coarse: counts.rows[0]!.rows, fine: counts.rows[0]!.rows });
-    const empty = await sql<{ n: number }>`select count(*)::int as n from tracing.feedback_hourly where n <= 0`.execute(db);
+             (select sum(n)::int from tracing.feedback_hourly where by_rating) as fine,
+             (select sum(n)::int from tracing.feedback_hourly_groups) as groups,
+             (select coalesce(sum(cardinality(scorer_tags)), 0)::int from tracing.feedback) as tags,
+             (select coalesce(sum(cardinality(scorer_rating_names)), 0)::int from tracing.feedback) as ratings`.execute(db);
+    const expected = counts.rows[0]!;
+    expect(expected.rows).toBeGreaterThan(1500);
+    expect(expected).toMatchObject({ coarse: expected.rows, fine: expected.rows, groups: expected.rows });
+    const groupsMaps = await sql<{ tags: number; ratings: number }>`
+      select (select sum(c)::int from tracing.feedback_hourly_groups, unnest(tag_counts) c) as tags,
+             (select sum(c)::int from tracing.feedback_hourly_groups, unnest(rating_counts) c) as ratings`.execute(db);
+    expect(groupsMaps.rows[0]).toEqual({ tags: expected.tags, ratings: expected.ratings });
+    const empty = await sql<{ n: number }>`
+      select (select count(*) from tracing.feedback_hourly where n <= 0)
+           + (select count(*) from tracing.feedback_hourly_groups where n <= 0 or 0 = any(tag_counts) or 0 = any(rating_counts)
+                or cardinality(tag_names) <> cardinality(tag_counts) or cardinality(rating_names) <> cardinality(rating_counts)
+                or cardinality(rating_names) <> cardinality(rating_sums))::int as n`.execute(db);
     expect(empty.rows[0]!.n).toBe(0);
   });
 
@@ -150,6 +176,20 @@ describe('feedback hourly rollup', () => {
       expect(fromRollup, JSON.stringify(request)).toEqual(fromRows);
     }
     expect(usedRollup).toBeGreaterThan(100);
+  });
+
+  it('answers 150 randomized requests filtered on group columns only (feedback_hourly_groups) like the raw rows', async () => {
+    let usedGroups = 0;
+    for (let i = 0; i < 150; i++) {
+      const request = randomGroupsRequest();
+      const bucketMs = request.time_bucket_seconds ? Number(request.time_bucket_seconds) * 1000 : null;
+      expect(rollupSourceOf(request as never)).toBe('groups');
+      if (wholeHoursOf(Number(request.after_ms), Number(request.before_ms), bucketMs)) usedGroups++;
+      const fromRollup = await feedback.aggregate(P, request);
+      const fromRows = await feedback.aggregate(P, request, { rollup: false });
+      expect(fromRollup, JSON.stringify(request)).toEqual(fromRows);
+    }
+    expect(usedGroups).toBeGreaterThan(75);
   });
 
   it('keeps ratings apart that print alike (a writer with extra_float_digits = 0)', async () => {

@@ -2,10 +2,12 @@ import type { Migrations } from '../../../../platform/db/migrate.js';
 import * as createTracing from './2026-11-21T1000-create-tracing.js';
 import * as createEventCursors from './2026-11-21T2130-create-event-cursors.js';
 import * as feedbackHourlyRollup from './2026-11-21T2300-feedback-hourly-rollup.js';
+import * as feedbackHourlyGroups from './2026-11-22T0000-feedback-hourly-groups.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
   '2026-11-21T1000-create-tracing': createTracing,
   '2026-11-21T2130-create-event-cursors': createEventCursors,
   '2026-11-21T2300-feedback-hourly-rollup': feedbackHourlyRollup,
+  '2026-11-22T0000-feedback-hourly-groups': feedbackHourlyGroups,
 };
