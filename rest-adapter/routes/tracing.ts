@@ -34,6 +34,15 @@ const split = (projectId: string) => {
   return { entity, project };
 };
 const ProjectPath = Type.Object({ entity: Type.String(), project: Type.String() });
+/**
+ * The `/v2/{entity}/{project}/…` writes: project from the path, the whole body handed to the mutation as
+ * `$body`, executed on the in-process tracing subgraph.
+ */
+const PROJECT_PATH_WRITE = {
+  subgraph: 'tracing',
+  ensureProject: ({ params }: { params: { entity: string; project: string } }) => ({ entity: params.entity, project: params.project }),
+  variables: ({ params, body }: { params: { entity: string; project: string }; body: unknown }) => ({ entity: params.entity, project: params.project, body }),
+} as const;
 const BATCH_BODY_LIMIT = 64 * 1024 * 1024;
 
 const CALL_FIELDS = `projectId id traceId parentId opName displayName threadId turnId startedAt endedAt attributes inputs
@@ -213,9 +222,7 @@ export const tracingRoutes = [
     operation: `mutation TraceCallsComplete($entity: String!, $project: String!, $body: JSONObject!) {
       completeCalls(entity: $entity, project: $project, body: $body)
     }`,
-    subgraph: 'tracing',
-    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
-    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    ...PROJECT_PATH_WRITE,
     response: () => ({}),
   }),
   defineRoute({
@@ -227,9 +234,7 @@ export const tracingRoutes = [
     operation: `mutation TraceV2CallStart($entity: String!, $project: String!, $body: JSONObject!) {
       startProjectCall(entity: $entity, project: $project, body: $body) { id traceId }
     }`,
-    subgraph: 'tracing',
-    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
-    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    ...PROJECT_PATH_WRITE,
     response: (data) => ({ id: data.startProjectCall.id, trace_id: data.startProjectCall.traceId }),
   }),
   defineRoute({
@@ -241,9 +246,7 @@ export const tracingRoutes = [
     operation: `mutation TraceV2CallEnd($entity: String!, $project: String!, $body: JSONObject!) {
       endProjectCall(entity: $entity, project: $project, body: $body)
     }`,
-    subgraph: 'tracing',
-    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
-    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    ...PROJECT_PATH_WRITE,
     response: () => ({}),
   }),
   defineRoute({
@@ -552,9 +555,7 @@ export const tracingRoutes = [
     operation: `mutation TraceScoreCreate($entity: String!, $project: String!, $body: JSONObject!) {
       createScore(entity: $entity, project: $project, body: $body)
     }`,
-    subgraph: 'tracing',
-    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
-    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    ...PROJECT_PATH_WRITE,
     response: (data) => ({ score_id: data.createScore }),
   }),
   defineRoute({
@@ -566,9 +567,7 @@ export const tracingRoutes = [
     operation: `mutation TracePredictionCreate($entity: String!, $project: String!, $body: JSONObject!) {
       createPrediction(entity: $entity, project: $project, body: $body)
     }`,
-    subgraph: 'tracing',
-    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
-    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    ...PROJECT_PATH_WRITE,
     response: (data) => ({ prediction_id: data.createPrediction }),
   }),
   defineRoute({
@@ -604,9 +603,7 @@ export const tracingRoutes = [
     operation: `mutation TraceEvaluationRunCreate($entity: String!, $project: String!, $body: JSONObject!) {
       createEvaluationRun(entity: $entity, project: $project, body: $body)
     }`,
-    subgraph: 'tracing',
-    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
-    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, body }),
+    ...PROJECT_PATH_WRITE,
     response: (data) => ({ evaluation_run_id: data.createEvaluationRun }),
   }),
   defineRoute({
