@@ -3,34 +3,17 @@
  * (streaming tokens back, cancellable with AbortSignal) and one-off training
  * workers, so the API's event loop stays responsive while a job computes.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { OperationCancelledError } from './errors.js';
 import type { AdapterFiles } from './lora-adapter.js';
 import type { GenerationResult, TokenListener } from './generate.js';
 import type { ModelSource } from './model.js';
 import type { RlStepMetrics } from './rl-trainer.js';
 import type { SftStepMetrics } from './sft-trainer.js';
+import { startRuntimeWorker } from './start-runtime-worker.js';
 import {
   type FromWorker, type ToWorker, type WorkerGenerateRequest, type WorkerInit, type WorkerTrainingJob, deserializeError, toAdapterFiles,
 } from './worker-protocol.js';
-
-/**
- * Under vitest/tsx the sources are .ts, which a plain Node 20 worker cannot load,
- * and `execArgv: ['--import', 'tsx']` does not reach a worker's entry module on
- * Node 20. So from sources, a tiny CommonJS bootstrap registers tsx's loader
- * inside the worker and then imports the .ts entry; from dist/, the .js entry
- * starts directly.
- */
-function startRuntimeWorker(init: WorkerInit): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./runtime-worker.js', import.meta.url), { workerData: init });
-  }
-  const tsxApi = createRequire(import.meta.url).resolve('tsx/esm/api');
-  const entry = new URL('./runtime-worker.ts', import.meta.url).href;
-  const bootstrap = `require(${JSON.stringify(tsxApi)}).register(); import(${JSON.stringify(entry)});`;
-  return new Worker(bootstrap, { eval: true, workerData: init });
-}
 
 type JobMessage =
   | { type: 'generate'; request: WorkerGenerateRequest; stream: boolean }

@@ -1,22 +1,9 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { OperationCancelledError, type AdapterFiles, type RlStepMetrics, type SftStepMetrics, type WorkerTrainingJob } from '../../../model-runtime/index.js';
 import { deserializeError, toAdapterFiles, type FromWorker, type ToWorker, type WorkerInit } from '../../../model-runtime/worker-protocol.js';
+import { startRuntimeWorker } from '../../../model-runtime/start-runtime-worker.js';
 
 type StepListener = (metrics: SftStepMetrics | RlStepMetrics) => void;
-
-/**
- * Starts model-runtime's worker entry (runtime-worker), which loads the base model once and then serves any number
- * of training jobs. From sources (vitest, tsx) the entry is TypeScript, which a plain Node 20 worker cannot load: a
- * tiny CommonJS bootstrap registers tsx's loader inside the worker first (as model-runtime's own pool does).
- */
-function startRuntimeWorker(init: WorkerInit): Worker {
-  const entry = new URL('../../../model-runtime/runtime-worker', import.meta.url).href;
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(`${entry}.js`), { workerData: init });
-  const tsxApi = createRequire(import.meta.url).resolve('tsx/esm/api');
-  const bootstrap = `require(${JSON.stringify(tsxApi)}).register(); import(${JSON.stringify(`${entry}.ts`)});`;
-  return new Worker(bootstrap, { eval: true, workerData: init });
-}
 
 /** One worker thread with the base model loaded; trains one job at a time. */
 class TrainerThread {
