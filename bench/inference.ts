@@ -6,19 +6,20 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-load.js';
-import { cpuSecondsOf, descendantCpuSeconds } from './process-cpu.js';
+import { cpuSecondsOf, descendantCpuSeconds, syscallsOf, systemCpuSecondsOf } from './process-cpu.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
- * directly, through Trellis (`npm start`'s process: REST adapter → inference subgraph → upstream) and through the
- * Portkey AI gateway (own process), side by side in one run, plain and streaming, at several concurrencies and
+ * directly, through a bare Node pass-through proxy (`floor`: what one extra Node hop costs on this machine, see
+ * pass-through-proxy.ts), through Trellis (`npm start`'s process: REST adapter → inference subgraph → upstream)
+ * and through the Portkey AI gateway (own process), side by side in one run, plain and streaming, at several concurrencies and
  * upstream delays. Closed loop: each client sends its next request when the previous one is done, so N clients
  * offer at most N / delay requests per second. Besides latency, each cell reports the CPU time the proxy process
  * (and Trellis' PostgreSQL) spent per request, read from /proc: the figure that does not depend on how loaded the
  * shared machine was.
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
- *     [--concurrency 1,50,200] [--targets direct,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep]
+ *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep]
  *
  * Arrivals: `staggered` (default) starts the N clients evenly spread over one upstream delay, so requests arrive
  * uniformly as from independent users; `lockstep` starts them all at once, and with a fixed upstream delay they
@@ -35,7 +36,7 @@ const DELAYS = option('delays', option('delay-ms', '50,300')).split(',').map(Num
 const SECONDS = Number(option('seconds', '5'));
 const WARMUP_SECONDS = Number(option('warmup-seconds', '2'));
 const CONCURRENCIES = option('concurrency', '1,50,200').split(',').map(Number);
-const TARGETS = option('targets', 'direct,trellis,portkey').split(',');
+const TARGETS = option('targets', 'direct,floor,trellis,portkey').split(',');
 const MODES = option('modes', 'plain,stream').split(',') as Mode[];
 const ARRIVALS = option('arrivals', 'staggered');
 if (ARRIVALS !== 'staggered' && ARRIVALS !== 'lockstep') throw new Error('--arrivals is staggered or lockstep');
@@ -49,7 +50,7 @@ const children: ChildProcess[] = [];
 let trellisIdleCoreShare = 0;
 
 interface Target {
-  name: 'direct' | 'trellis' | 'portkey';
+  name: 'direct' | 'floor' | 'trellis' | 'portkey';
   /** The process serving the target's requests for an upstream delay (the upstream itself for `direct`). */
   pid(delayMs: number): number;
   request(delayMs: number, mode: Mode, content: string): LoadRequest;
@@ -68,6 +69,8 @@ interface Cell {
   p99: number;
   /** CPU µs per request of the target's process (for direct: the upstream's). */
   cpuPerRequestUs: number;
+  /** The kernel's share of cpuPerRequestUs. */
+  systemShare: number;
   /** Share of one core the target's process used during the window. */
   cpuCoreShare: number;
   /** cpuPerRequestUs without what the process burns when idle (trellis only). */
@@ -76,6 +79,9 @@ interface Cell {
   postgresPerRequestUs?: number;
   /** CPU µs per request of this (load generator) process. */
   generatorPerRequestUs: number;
+  /** Read and write system calls per request of the target's process (for direct: the upstream's). */
+  readsPerRequest: number;
+  writesPerRequest: number;
 }
 
 /** Successful responses per target over the whole run (warm-up and smoke requests included). */
@@ -106,6 +112,17 @@ async function startUpstream(delayMs: number): Promise<{ pid: number; url: strin
   const { pid, found } = await startProcess(
     process.execPath,
     [path.join(here, 'inference-stand-in-upstream.js'), '--delay-ms', String(delayMs)],
+    {},
+    (line) => (line.startsWith('{"port"') ? line : undefined),
+  );
+  return { pid, url: `http://127.0.0.1:${(JSON.parse(found) as { port: number }).port}` };
+}
+
+/** A bare Node pass-through proxy in front of one upstream: what one extra Node hop costs here (the floor). */
+async function startFloorProxy(upstreamUrl: string): Promise<{ pid: number; url: string }> {
+  const { pid, found } = await startProcess(
+    process.execPath,
+    [path.join(here, 'pass-through-proxy.js'), '--upstream', upstreamUrl],
     {},
     (line) => (line.startsWith('{"port"') ? line : undefined),
   );
@@ -156,9 +173,11 @@ const bodyOf = (model: string, mode: Mode, content: string) =>
   JSON.stringify({ model, messages: [{ role: 'user', content }], ...(mode === 'stream' ? { stream: true } : {}) });
 
 async function runCell(target: Target, trellisPid: number | undefined, mode: Mode, delayMs: number, concurrency: number): Promise<Cell> {
-  const cpu = { target: 0, postgres: 0, generator: 0 };
+  const cpu = { target: 0, system: 0, postgres: 0, generator: 0, reads: 0, writes: 0 };
   const read = () => ({
     target: cpuSecondsOf(target.pid(delayMs)),
+    system: systemCpuSecondsOf(target.pid(delayMs)),
+    syscalls: syscallsOf(target.pid(delayMs)),
     postgres: target.name === 'trellis' && trellisPid ? descendantCpuSeconds(trellisPid) : 0,
     generator: process.cpuUsage(),
   });
@@ -175,6 +194,9 @@ async function runCell(target: Target, trellisPid: number | undefined, mode: Mod
       const generator = process.cpuUsage(before.generator);
       cpu.target = after.target - before.target;
       cpu.postgres = after.postgres - before.postgres;
+      cpu.system = after.system - before.system;
+      cpu.reads = after.syscalls.reads - before.syscalls.reads;
+      cpu.writes = after.syscalls.writes - before.syscalls.writes;
       cpu.generator = (generator.user + generator.system) / 1e6;
     },
   });
@@ -194,9 +216,12 @@ async function runCell(target: Target, trellisPid: number | undefined, mode: Mod
     p99: quantile(window.latencies, 0.99),
     cpuPerRequestUs: perRequestUs(cpu.target),
     cpuCoreShare: cpu.target / window.seconds,
+    systemShare: cpu.target > 0 ? cpu.system / cpu.target : Number.NaN,
     netCpuPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.target - trellisIdleCoreShare * window.seconds) : undefined,
     postgresPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.postgres) : undefined,
     generatorPerRequestUs: perRequestUs(cpu.generator),
+    readsPerRequest: requests > 0 ? cpu.reads / requests : Number.NaN,
+    writesPerRequest: requests > 0 ? cpu.writes / requests : Number.NaN,
   };
 }
 
@@ -241,9 +266,9 @@ const fixed = (value: number | undefined, digits = 2) => (value === undefined ||
 function printTable(cells: Cell[]): void {
   process.stdout.write(
     '\n| upstream delay | mode | clients | offered ≤ req/s | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | ' +
-      'throughput vs direct | proxy CPU µs/req | net of idle | proxy CPU % of a core | PostgreSQL CPU µs/req | load generator CPU µs/req | errors |\n',
+      'throughput vs direct | proxy CPU µs/req | net of idle | proxy CPU % of a core | proxy syscalls/req (read, write) | PostgreSQL CPU µs/req | load generator CPU µs/req | errors |\n',
   );
-  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const cell of cells) {
     const direct = cells.find((c) => c.target === 'direct' && c.mode === cell.mode && c.delayMs === cell.delayMs && c.concurrency === cell.concurrency);
     const added = (value: number, base: number | undefined) => (base === undefined || cell.target === 'direct' ? '—' : fixed(value - base));
@@ -252,7 +277,7 @@ function printTable(cells: Cell[]): void {
       `| ${cell.delayMs} ms | ${cell.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${cell.concurrency} | ${cell.delayMs > 0 ? Math.round((cell.concurrency * 1000) / cell.delayMs) : '—'} | ` +
         `${cell.target} | ${cell.throughput.toFixed(0)} | ${fixed(cell.p50)} | ${fixed(cell.p99)} | ${added(cell.p50, direct?.p50)} | ${added(cell.p99, direct?.p99)} | ` +
         `${direct ? (cell.throughput / direct.throughput).toFixed(2) : '—'} | ${proxy ? fixed(cell.cpuPerRequestUs, 0) : '—'} | ${fixed(cell.netCpuPerRequestUs, 0)} | ` +
-        `${proxy ? fixed(cell.cpuCoreShare * 100, 0) : '—'} | ${fixed(cell.postgresPerRequestUs, 0)} | ${fixed(cell.generatorPerRequestUs, 0)} | ${cell.errors} |\n`,
+        `${proxy ? fixed(cell.cpuCoreShare * 100, 0) : '—'} | ${proxy ? `${fixed(cell.readsPerRequest, 1)}, ${fixed(cell.writesPerRequest, 1)}` : '—'} | ${fixed(cell.postgresPerRequestUs, 0)} | ${fixed(cell.generatorPerRequestUs, 0)} | ${cell.errors} |\n`,
     );
   }
   const upstream = cells.filter((cell) => cell.target === 'direct' && cell.requests > 0);
@@ -276,6 +301,20 @@ async function main() {
         pid: (delayMs) => upstreams.get(delayMs)!.pid,
         request: (delayMs, mode, content) => ({
           origin: upstreamUrl(delayMs),
+          path: '/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+          body: bodyOf('bench-model', mode, content),
+        }),
+      });
+    }
+    if (TARGETS.includes('floor')) {
+      const floors = new Map<number, { pid: number; url: string }>();
+      for (const [delayMs, upstream] of upstreams) floors.set(delayMs, await startFloorProxy(upstream.url));
+      targets.push({
+        name: 'floor',
+        pid: (delayMs) => floors.get(delayMs)!.pid,
+        request: (delayMs, mode, content) => ({
+          origin: floors.get(delayMs)!.url,
           path: '/v1/chat/completions',
           headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
           body: bodyOf('bench-model', mode, content),
@@ -350,7 +389,8 @@ async function main() {
             process.stdout.write(
               `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${target.name.padEnd(8)} ` +
                 `${cell.throughput.toFixed(0).padStart(6)} req/s  p50 ${fixed(cell.p50).padStart(7)} ms  p99 ${fixed(cell.p99).padStart(7)} ms  ` +
-                `cpu ${fixed(cell.cpuPerRequestUs, 0).padStart(5)} µs/req (${fixed(cell.cpuCoreShare * 100, 0)} % of a core)  errors ${cell.errors}` +
+                `cpu ${fixed(cell.cpuPerRequestUs, 0).padStart(5)} µs/req (${fixed(cell.cpuCoreShare * 100, 0)} % of a core, ${fixed(cell.systemShare * 100, 0)} % kernel)  ` +
+                `syscalls/req r ${fixed(cell.readsPerRequest, 1)} w ${fixed(cell.writesPerRequest, 1)}  errors ${cell.errors}` +
                 `${cell.firstError ? ` (first: ${cell.firstError.slice(0, 120)})` : ''}  load ${os.loadavg()[0]!.toFixed(2)}\n`,
             );
           }

@@ -19,6 +19,8 @@ function clockTicks(): number {
 interface ProcStat {
   parent: number;
   cpuSeconds: number;
+  /** The kernel's part of cpuSeconds (system calls, and on loopback the receiving side's TCP work). */
+  systemSeconds: number;
 }
 
 /** utime, stime and ppid of one process, or undefined once it has exited. */
@@ -32,12 +34,21 @@ function statOf(pid: number): ProcStat | undefined {
   // The command name (field 2) is in parentheses and may contain spaces: the fields that follow start after the
   // last ')'. After it: state (field 3), ppid (4), …, utime (14), stime (15).
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { parent: Number(fields[1]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+  return {
+    parent: Number(fields[1]),
+    cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    systemSeconds: Number(fields[12]) / TICKS_PER_SECOND,
+  };
 }
 
 /** CPU seconds used so far by `pid` (0 when it is gone). */
 export function cpuSecondsOf(pid: number): number {
   return statOf(pid)?.cpuSeconds ?? 0;
+}
+
+/** System (kernel) CPU seconds used so far by `pid` (0 when it is gone). */
+export function systemCpuSecondsOf(pid: number): number {
+  return statOf(pid)?.systemSeconds ?? 0;
 }
 
 /**
@@ -61,4 +72,19 @@ export function descendantCpuSeconds(pid: number): number {
     pending.push(...(children.get(next) ?? []));
   }
   return total;
+}
+
+/**
+ * Read and write system calls made so far by `pid` (Linux's /proc/<pid>/io: `syscr`, `syscw`; socket reads and
+ * writes included). On loopback a socket write also runs the receiving side's TCP work, so the number of writes
+ * per request is a large part of a proxy's CPU; it does not depend on how loaded the machine is.
+ */
+export function syscallsOf(pid: number): { reads: number; writes: number } {
+  try {
+    const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
 }
