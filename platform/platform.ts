@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import path from 'node:path';
 import type { ApolloServer } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
-import { execute, subscribe } from 'graphql';
 import { sql } from 'kysely';
 import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
 import { createGateway, type Topology } from '../gateway/gateway.js';
@@ -14,6 +13,7 @@ import type { IdentityServices } from '../subgraphs/identity/services.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import { ConfigError, type PlatformConfig } from './config.js';
 import { TrellisError } from './errors.js';
+import { CompiledOperations } from './graphql/compiled-operations.js';
 import { RemoteSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { InProcessGraph } from './graphql/platform-graph.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
@@ -103,6 +103,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ? { kind: 'distributed', urls: config.subgraphUrls, internalSecret }
       : { kind: 'in-process', schemas: {} };
     const schemas = Object.fromEntries([...started].map(([name, subgraph]) => [name, subgraph.schema]));
+    // The REST routes' own operations, executed on subgraphs in this process (no gateway planning), compiled once.
+    const operations = new CompiledOperations();
     const http = await createHttpServer({
       config,
       logger,
@@ -119,7 +121,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       // Streaming routes run a subgraph's subscription in this process; a remote subgraph cannot stream yet.
       subscribe: async (name, document, variables, contextValue) => {
         const schema = started.get(name)?.schema;
-        if (schema) return subscribe({ schema, document, variableValues: variables, contextValue });
+        if (schema) return operations.subscribe(schema, document, variables, contextValue);
         const url = config.subgraphUrls[name];
         if (url && remoteSubscriptions) return remoteSubscriptions.subscribe(url, document, variables, contextValue);
         throw new TrellisError(503, 'UNAVAILABLE', `The ${name} subgraph is not reachable for streaming`);
@@ -127,7 +129,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       executeLocal: (name, document, variables, contextValue) => {
         const schema = started.get(name)?.schema;
         if (!schema) return undefined;
-        return Promise.resolve(execute({ schema, document, variableValues: variables, contextValue }));
+        return operations.execute(schema, document, variables, contextValue);
       },
     });
     const apollo = await createGateway({
