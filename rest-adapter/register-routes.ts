@@ -7,6 +7,7 @@ import { NotFoundError, TrellisError, UnauthenticatedError } from '../platform/e
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './execute.js';
 import { ENSURE_PROJECT_OPERATION, KnownProjects, PROJECT_EXISTS_OPERATION } from './known-projects.js';
+import { ajv } from '../platform/validation.js';
 import { serveEventStream, type SubscriptionExecutor } from './sse.js';
 import { FAMILY_MOUNTS, type Family, type RestRoute, type RouteInput } from './route.js';
 
@@ -54,8 +55,11 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
     url,
     config: { family: route.family },
     bodyLimit: route.bodyLimit,
-    // The operation validates the body itself (same schema); Fastify only records what it found.
-    attachValidation: route.bodyValidation === 'operation',
+    // The operation validates the body itself (same schema), so the edge does not validate it a second time: the
+    // schema stays declared for OpenAPI, its validator accepts everything.
+    ...(route.bodyValidation === 'operation'
+      ? { validatorCompiler: ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? () => true : ajv.compile(schema)) }
+      : {}),
     schema: {
       summary: route.summary,
       tags: [route.family],
