@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionChunk } from '../../chat/chat-completion.js';
 import type { BackendRequest, ChatBackend } from '../chat-backend.js';
 import {
@@ -11,7 +10,7 @@ import {
   UpstreamGarbageError,
 } from '../upstream-errors.js';
 import { Deployment, DeploymentBalancer, type DeploymentSettings } from './deployment.js';
-import { upstreamEvents } from './upstream-events.js';
+import { requestEventStream, type EventStreamResponse } from './event-stream-response.js';
 import { requestWhole, ResponseBodyError, type WholeResponse } from './whole-response.js';
 
 /**
@@ -51,7 +50,9 @@ export class OpenAICompatibleBackend implements ChatBackend {
       throw new UpstreamGarbageError('not JSON');
     }
     if (!isCompletion(parsed)) throw new UpstreamGarbageError('no choices');
-    return { ...parsed, model: request.body.model };
+    // The caller's public model id, not the upstream's name (set on the object just parsed: no copy).
+    parsed.model = request.body.model;
+    return parsed;
   }
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
@@ -61,7 +62,7 @@ export class OpenAICompatibleBackend implements ChatBackend {
       const contentType = String(response.headers['content-type'] ?? '');
       if (!contentType.includes('text/event-stream')) throw new UpstreamGarbageError(`expected an event stream, got ${contentType || 'no content type'}`);
       try {
-        for await (const data of upstreamEvents(response.body)) {
+        for await (const data of response.events()) {
           if (data === '[DONE]') {
             finished = true;
             break;
@@ -76,7 +77,8 @@ export class OpenAICompatibleBackend implements ChatBackend {
             throw new UpstreamFailedError('The model server reported an error mid-stream');
           }
           if (!isChunk(chunk)) throw new UpstreamGarbageError('an event that is not a chat.completion.chunk');
-          yield { ...chunk, model: request.body.model };
+          chunk.model = request.body.model;
+          yield chunk;
         }
       } catch (error) {
         throw classifyBodyError(error, signal, deployment.timeoutMs);
@@ -86,12 +88,7 @@ export class OpenAICompatibleBackend implements ChatBackend {
       deployment.inFlight--;
       // After [DONE] the rest of the body is (at most) a few bytes: reading it keeps the connection for the next
       // request. Otherwise (error, client gone) the connection is closed, which also stops the upstream's work.
-      if (finished) await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      else if (!response.body.destroyed) {
-        // Destroying an unfinished undici body emits an 'error' (RequestAbortedError); nobody reads it any more.
-        response.body.on('error', () => undefined);
-        response.body.destroy();
-      }
+      response.close(finished);
     }
   }
 
@@ -125,28 +122,22 @@ export class OpenAICompatibleBackend implements ChatBackend {
     throw lastError ?? new NoDeploymentError(this.modelId);
   }
 
-  /** One streaming attempt: resolves with the 200 response, whose body the caller reads as it arrives. */
-  private async sendStreaming(deployment: Deployment, request: BackendRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    let response: Dispatcher.ResponseData;
+  /** One streaming attempt: resolves with the 200 response, whose events the caller reads as they arrive. */
+  private async sendStreaming(deployment: Deployment, request: BackendRequest, signal: AbortSignal): Promise<EventStreamResponse> {
+    let response: EventStreamResponse | WholeResponse;
     try {
-      response = await deployment.pool.request({
-        path: deployment.completionsPath,
-        method: 'POST',
-        headers: deployment.headers,
-        body: upstreamPayload(deployment, request, true),
+      response = await requestEventStream(
+        deployment.pool,
+        { path: deployment.completionsPath, headers: deployment.headers, body: upstreamPayload(deployment, request, true) },
         signal,
-      });
+      );
     } catch (error) {
+      // The status decides; a body we could not read adds nothing.
+      if (error instanceof ResponseBodyError) throw classifyStatus(error.statusCode, '', firstHeader(error.headers['retry-after']));
       throw classifyRequestError(error, signal, deployment.timeoutMs);
     }
-    if (response.statusCode === 200) return response;
-    let text = '';
-    try {
-      text = (await response.body.text()).slice(0, 10_000);
-    } catch {
-      // The status decides; a body we cannot read adds nothing.
-    }
-    throw classifyStatus(response.statusCode, text, firstHeader(response.headers['retry-after']));
+    if (isEventStream(response)) return response;
+    throw classifyStatus(response.statusCode, response.text.slice(0, 10_000), firstHeader(response.headers['retry-after']));
   }
 
   /** One non-streaming attempt: resolves with the whole body of a 200 answer. */
@@ -186,6 +177,10 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 
 function isCompletion(value: unknown): value is ChatCompletion {
   return typeof value === 'object' && value !== null && Array.isArray((value as { choices?: unknown }).choices);
+}
+
+function isEventStream(response: EventStreamResponse | WholeResponse): response is EventStreamResponse {
+  return 'events' in response;
 }
 
 function isChunk(value: unknown): value is ChatCompletionChunk {
