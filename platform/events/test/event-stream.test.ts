@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseConnection } from '../../db/connection.js';
 import { createLogger } from '../../logger.js';
@@ -27,6 +28,16 @@ function openTransaction(work: (trx: any) => Promise<void>, release: Promise<voi
     await work(trx);
     await release;
   });
+}
+
+async function readSettled(cursor: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  let page = await stream.read(cursor);
+  while (page.heldBack && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    page = await stream.read(cursor);
+  }
+  return page;
 }
 
 async function take(iterator: AsyncIterator<PlatformEvent>, count: number, timeoutMs = 5000): Promise<PlatformEvent[]> {
@@ -63,9 +74,39 @@ describe('platform event stream', () => {
 
     releaseA();
     await a;
-    const after = await stream.read(start);
+    // Transaction ids and the snapshot's xmin are cluster-wide: a transaction another test file has open in its own
+    // database on the same server holds events back too, for as long as it runs. Both events arrive, in order, once
+    // every older transaction has ended.
+    const after = await readSettled(start);
     expect(after.events.map((e) => e.payload.n)).toEqual([1, 2]);
     expect(after.heldBack).toBe(false);
+  });
+
+  it('is held back by a transaction open in another database of the same server, and delivered once it ends', async () => {
+    const start = await stream.latestCursor();
+    const other = connectDatabase(await createTestDatabase('other'), { max: 1 });
+    try {
+      let release!: () => void;
+      const holds = new Promise<void>((resolve) => (release = resolve));
+      let began!: () => void;
+      const hasXid = new Promise<void>((resolve) => (began = resolve));
+      const elsewhere = other.root.transaction().execute(async (trx) => {
+        await sql`select pg_current_xact_id()`.execute(trx);
+        began();
+        await holds;
+      });
+      await hasXid;
+      await db.root.transaction().execute((trx) => publishEvent(trx, event(5)).then(() => undefined));
+      const whileOpen = await stream.read(start);
+      expect(whileOpen.events).toEqual([]);
+      expect(whileOpen.heldBack).toBe(true);
+      release();
+      await elsewhere;
+      const after = await readSettled(start);
+      expect(after.events.map((e) => e.payload.n)).toEqual([5]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('replays after a cursor, then follows new commits live (LISTEN/NOTIFY), resuming exactly after the last cursor', async () => {
