@@ -19,7 +19,11 @@ import { cpuSecondsOf, descendantCpuSeconds, syscallsOf, systemCpuSecondsOf } fr
  * shared machine was.
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
- *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep]
+ *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
+ *
+ * Probes (`--probes 10`, default): during each proxy cell that many extra clients call the upstream directly. On
+ * this machine the proxy, the upstream and the load generator share two cores, so a busy proxy also delays the
+ * upstream's own answers; the probes see that delay too, and "added vs probes" is what the hop itself adds.
  *
  * Arrivals: `staggered` (default) starts the N clients evenly spread over one upstream delay, so requests arrive
  * uniformly as from independent users; `lockstep` starts them all at once, and with a fixed upstream delay they
@@ -39,6 +43,8 @@ const CONCURRENCIES = option('concurrency', '1,50,200').split(',').map(Number);
 const TARGETS = option('targets', 'direct,floor,trellis,portkey').split(',');
 const MODES = option('modes', 'plain,stream').split(',') as Mode[];
 const ARRIVALS = option('arrivals', 'staggered');
+/** Clients calling the upstream directly *during* each proxy cell (0: none). */
+const PROBES = Number(option('probes', '10'));
 if (ARRIVALS !== 'staggered' && ARRIVALS !== 'lockstep') throw new Error('--arrivals is staggered or lockstep');
 const API_KEY = 'bench-admin-key-0123456789abcdefghijkl';
 
@@ -77,6 +83,9 @@ interface Cell {
   netCpuPerRequestUs?: number;
   /** CPU µs per request of Trellis' PostgreSQL processes (trellis only). */
   postgresPerRequestUs?: number;
+  /** Latency of the direct probe clients running during this cell (proxies only, with --probes). */
+  probeP50?: number;
+  probeP99?: number;
   /** CPU µs per request of this (load generator) process. */
   generatorPerRequestUs: number;
   /** Read and write system calls per request of the target's process (for direct: the upstream's). */
@@ -172,7 +181,14 @@ async function startPortkey(): Promise<{ pid: number; url: string }> {
 const bodyOf = (model: string, mode: Mode, content: string) =>
   JSON.stringify({ model, messages: [{ role: 'user', content }], ...(mode === 'stream' ? { stream: true } : {}) });
 
-async function runCell(target: Target, trellisPid: number | undefined, mode: Mode, delayMs: number, concurrency: number): Promise<Cell> {
+async function runCell(
+  target: Target,
+  trellisPid: number | undefined,
+  mode: Mode,
+  delayMs: number,
+  concurrency: number,
+  direct: Target | undefined,
+): Promise<Cell> {
   const cpu = { target: 0, system: 0, postgres: 0, generator: 0, reads: 0, writes: 0 };
   const read = () => ({
     target: cpuSecondsOf(target.pid(delayMs)),
@@ -182,6 +198,19 @@ async function runCell(target: Target, trellisPid: number | undefined, mode: Mod
     generator: process.cpuUsage(),
   });
   let before = read();
+  // Probes: a few clients calling the upstream directly during the proxy's cell. The upstream, the load generator
+  // and the proxy share this machine's cores, so the proxy's CPU also slows the upstream's answers; the probes see
+  // that slowdown too, and proxy minus probe is what the extra hop itself adds, under identical conditions.
+  const probing =
+    direct && target !== direct && PROBES > 0
+      ? runClosedLoop(direct.request(delayMs, mode, 'Say hello to the benchmark'), {
+          concurrency: PROBES,
+          warmupMs: WARMUP_SECONDS * 1000,
+          measureMs: SECONDS * 1000,
+          firstByte: mode === 'stream',
+          startSpreadMs: ARRIVALS === 'staggered' ? delayMs : 0,
+        })
+      : undefined;
   const window = await runClosedLoop(target.request(delayMs, mode, 'Say hello to the benchmark'), {
     concurrency,
     warmupMs: WARMUP_SECONDS * 1000,
@@ -201,6 +230,7 @@ async function runCell(target: Target, trellisPid: number | undefined, mode: Mod
     },
   });
   countSuccess(target.name, window.succeeded);
+  const probes = await probing;
   const requests = window.latencies.length;
   const perRequestUs = (seconds: number) => (requests > 0 ? (seconds * 1e6) / requests : Number.NaN);
   return {
@@ -214,6 +244,8 @@ async function runCell(target: Target, trellisPid: number | undefined, mode: Mod
     throughput: requests / window.seconds,
     p50: quantile(window.latencies, 0.5),
     p99: quantile(window.latencies, 0.99),
+    probeP50: probes ? quantile(probes.latencies, 0.5) : undefined,
+    probeP99: probes ? quantile(probes.latencies, 0.99) : undefined,
     cpuPerRequestUs: perRequestUs(cpu.target),
     cpuCoreShare: cpu.target / window.seconds,
     systemShare: cpu.target > 0 ? cpu.system / cpu.target : Number.NaN,
@@ -266,9 +298,10 @@ const fixed = (value: number | undefined, digits = 2) => (value === undefined ||
 function printTable(cells: Cell[]): void {
   process.stdout.write(
     '\n| upstream delay | mode | clients | offered ≤ req/s | target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | ' +
+      'direct probes during the cell p50 / p99 ms | added vs probes p50 / p99 ms | ' +
       'throughput vs direct | proxy CPU µs/req | net of idle | proxy CPU % of a core | proxy syscalls/req (read, write) | PostgreSQL CPU µs/req | load generator CPU µs/req | errors |\n',
   );
-  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const cell of cells) {
     const direct = cells.find((c) => c.target === 'direct' && c.mode === cell.mode && c.delayMs === cell.delayMs && c.concurrency === cell.concurrency);
     const added = (value: number, base: number | undefined) => (base === undefined || cell.target === 'direct' ? '—' : fixed(value - base));
@@ -276,6 +309,7 @@ function printTable(cells: Cell[]): void {
     process.stdout.write(
       `| ${cell.delayMs} ms | ${cell.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${cell.concurrency} | ${cell.delayMs > 0 ? Math.round((cell.concurrency * 1000) / cell.delayMs) : '—'} | ` +
         `${cell.target} | ${cell.throughput.toFixed(0)} | ${fixed(cell.p50)} | ${fixed(cell.p99)} | ${added(cell.p50, direct?.p50)} | ${added(cell.p99, direct?.p99)} | ` +
+        `${cell.probeP50 !== undefined ? `${fixed(cell.probeP50)} / ${fixed(cell.probeP99)} | ${added(cell.p50, cell.probeP50)} / ${added(cell.p99, cell.probeP99)}` : '— | —'} | ` +
         `${direct ? (cell.throughput / direct.throughput).toFixed(2) : '—'} | ${proxy ? fixed(cell.cpuPerRequestUs, 0) : '—'} | ${fixed(cell.netCpuPerRequestUs, 0)} | ` +
         `${proxy ? fixed(cell.cpuCoreShare * 100, 0) : '—'} | ${proxy ? `${fixed(cell.readsPerRequest, 1)}, ${fixed(cell.writesPerRequest, 1)}` : '—'} | ${fixed(cell.postgresPerRequestUs, 0)} | ${fixed(cell.generatorPerRequestUs, 0)} | ${cell.errors} |\n`,
     );
@@ -295,18 +329,17 @@ async function main() {
     const upstreamUrl = (delayMs: number) => upstreams.get(delayMs)!.url;
     const targets: Target[] = [];
     let trellis: { pid: number; url: string } | undefined;
-    if (TARGETS.includes('direct')) {
-      targets.push({
-        name: 'direct',
-        pid: (delayMs) => upstreams.get(delayMs)!.pid,
-        request: (delayMs, mode, content) => ({
-          origin: upstreamUrl(delayMs),
-          path: '/v1/chat/completions',
-          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
-          body: bodyOf('bench-model', mode, content),
-        }),
-      });
-    }
+    const direct: Target = {
+      name: 'direct',
+      pid: (delayMs) => upstreams.get(delayMs)!.pid,
+      request: (delayMs, mode, content) => ({
+        origin: upstreamUrl(delayMs),
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+        body: bodyOf('bench-model', mode, content),
+      }),
+    };
+    if (TARGETS.includes('direct')) targets.push(direct);
     if (TARGETS.includes('floor')) {
       const floors = new Map<number, { pid: number; url: string }>();
       for (const [delayMs, upstream] of upstreams) floors.set(delayMs, await startFloorProxy(upstream.url));
@@ -384,11 +417,12 @@ async function main() {
         for (const concurrency of CONCURRENCIES) {
           for (const target of targets) {
             if (unsupported.has(`${target.name}/${mode}`)) continue;
-            const cell = await runCell(target, trellis?.pid, mode, delayMs, concurrency);
+            const cell = await runCell(target, trellis?.pid, mode, delayMs, concurrency, direct);
             cells.push(cell);
             process.stdout.write(
               `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${target.name.padEnd(8)} ` +
                 `${cell.throughput.toFixed(0).padStart(6)} req/s  p50 ${fixed(cell.p50).padStart(7)} ms  p99 ${fixed(cell.p99).padStart(7)} ms  ` +
+                `${cell.probeP50 !== undefined ? `(probes p50 ${fixed(cell.probeP50)} p99 ${fixed(cell.probeP99)})  ` : ''}` +
                 `cpu ${fixed(cell.cpuPerRequestUs, 0).padStart(5)} µs/req (${fixed(cell.cpuCoreShare * 100, 0)} % of a core, ${fixed(cell.systemShare * 100, 0)} % kernel)  ` +
                 `syscalls/req r ${fixed(cell.readsPerRequest, 1)} w ${fixed(cell.writesPerRequest, 1)}  errors ${cell.errors}` +
                 `${cell.firstError ? ` (first: ${cell.firstError.slice(0, 120)})` : ''}  load ${os.loadavg()[0]!.toFixed(2)}\n`,
