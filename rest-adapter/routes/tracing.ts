@@ -96,9 +96,9 @@ const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runn
   scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
 
 const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
-  $query: JSONObject, $withFeedback: Boolean = false) {
+  $query: JSONObject, $columns: [String!], $expandColumns: [String!], $withFeedback: Boolean = false) {
   project(entity: $entity, name: $project) {
-    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query) {
+    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query, columns: $columns, expandColumns: $expandColumns) {
       nodes { ${CALL_FIELDS} feedback @include(if: $withFeedback) { ${FEEDBACK_FIELDS} } }
       pageInfo { hasNextPage endCursor }
     }
@@ -114,6 +114,8 @@ function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: n
     after: cursor ?? (body.offset ? Buffer.from(`offset:${body.offset}`).toString('base64url') : null),
     sortBy: body.sort_by ?? null,
     query: body.query ?? null,
+    columns: body.columns ?? null,
+    expandColumns: body.expand_columns ?? null,
     withFeedback: body.include_feedback === true,
   };
 }

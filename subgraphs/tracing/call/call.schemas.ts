@@ -137,9 +137,13 @@ export const CallsQueryBody = Type.Object(
     offset: OptionalNullable(Type.Integer({ minimum: 0 })),
     sort_by: OptionalSortBy,
     query: OptionalQuery,
-    // Accepted for the SDKs; every column is returned, refs are not expanded, and no costs are recorded here.
-    columns: OptionalNullable(Type.Array(Type.String())),
-    expand_columns: OptionalNullable(Type.Array(Type.String())),
+    // Types only here; which names are allowed is checked by parseCallColumns (call-columns.ts), which GraphQL
+    // callers reach too.
+    columns: OptionalNullable(Type.Array(Type.String(), { description: 'Call columns to return; dotted entries select their first segment' })),
+    expand_columns: OptionalNullable(
+      Type.Array(Type.String(), { description: "Dotted paths into inputs/output/attributes/summary whose object refs are replaced by the objects' values" }),
+    ),
+    // Accepted for the SDKs; this server has no model prices, so no costs are ever added (summary.weave.costs is absent).
     include_costs: OptionalNullable(Type.Boolean()),
     include_feedback: OptionalNullable(Type.Boolean()),
   },

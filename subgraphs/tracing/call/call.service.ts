@@ -6,6 +6,7 @@ import type { CallKind, TracingDatabase } from '../db/database.js';
 import { compileQueryRequest, type SortByInput } from '../query/query-request.js';
 import { parseProjectId } from '../refs.js';
 import { parseIsoDateTime } from '../schema-helpers.js';
+import { parseCallColumns } from './call-columns.js';
 import { callFields } from './call-fields.js';
 import {
   CallEndBody,
@@ -17,6 +18,7 @@ import {
   type CompletedCallsBody,
 } from './call.schemas.js';
 import { callStore, type CallEndRow, type CallSort, type CallStartRow, type CallsFilterInput } from './call.store.js';
+import { expandCallRefs } from './ref-expansion.js';
 import { CallStartBatcher } from './start-batcher.js';
 
 /** Throws unless the caller may write to the entity (team member); given by the resolver from its context. */
@@ -151,11 +153,22 @@ export class CallService {
   query = (projectId: string, filter: CallsFilterInput, sort: CallSort[], limit: number, offset: number) =>
     callStore.query(this.db, projectId, { filter }, sort, limit, offset);
 
-  /** Calls selected by a CallsFilter and a `query` expression, in `sort_by` order (oldest start first by default). */
+  /**
+   * Calls selected by a CallsFilter and a `query` expression, in `sort_by` order (oldest start first by default),
+   * with only the `columns` asked for (call-columns.ts) and the refs at `expandColumns` replaced by their objects
+   * (ref-expansion.ts). The request is validated as a whole: every problem of query, sort_by, columns and
+   * expand_columns is in the one 422.
+   */
   async search(projectId: string, request: CallsSearch, limit: number, offset: number) {
-    const { condition, sort } = compileQueryRequest(callFields, request.query, request.sortBy);
-    const order: CallSort[] = sort.length > 0 ? sort : [{ field: 'started_at', direction: 'asc' }];
-    return callStore.query(this.db, projectId, { filter: request.filter ?? {}, condition }, order, limit, offset);
+    const [compiled, columns] = collectIssues(
+      () => compileQueryRequest(callFields, request.query, request.sortBy),
+      () => parseCallColumns(request.columns, request.expandColumns),
+    );
+    const order: CallSort[] = compiled.sort.length > 0 ? compiled.sort : [{ field: 'started_at', direction: 'asc' }];
+    const selection = { filter: request.filter ?? {}, condition: compiled.condition };
+    const rows = await callStore.query(this.db, projectId, selection, order, limit, offset, columns.projection);
+    if (columns.expandColumns.length > 0) await expandCallRefs(this.db, projectId, rows as unknown as Record<string, unknown>[], columns.expandColumns);
+    return rows;
   }
 
   /** How many calls a CallsFilter and a `query` select (all calls of the project without either). */
@@ -171,6 +184,28 @@ export interface CallsSearch {
   /** Weave's `{"$expr": …}` (query-expression.ts), unparsed. */
   query?: unknown;
   sortBy?: SortByInput[] | null;
+  /** Weave's `columns`: what to return (null or empty: everything). */
+  columns?: readonly string[] | null;
+  /** Weave's `expand_columns`: dotted paths whose object refs are replaced by the objects' values. */
+  expandColumns?: readonly string[] | null;
+}
+
+/** Runs each validation; their ValidationFailedErrors become one, so a request hears of all its problems at once. */
+function collectIssues<A, B>(first: () => A, second: () => B): [A, B] {
+  const issues: ValidationIssue[] = [];
+  const run = <T>(validate: () => T): T | undefined => {
+    try {
+      return validate();
+    } catch (error) {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      issues.push(...(error.issues ?? []));
+      return undefined;
+    }
+  };
+  const a = run(first);
+  const b = run(second);
+  if (issues.length > 0) throw new ValidationFailedError(issues);
+  return [a as A, b as B];
 }
 
 function validateAt<T extends Parameters<typeof validateOrThrow>[0]>(schema: T, value: unknown, at: (string | number)[]) {

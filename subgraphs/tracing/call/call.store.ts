@@ -3,6 +3,7 @@ import type { CallKind, CallsTable, TracingDatabase } from '../db/database.js';
 import { orderByFields } from '../query/query-request.js';
 import type { SortDirection } from '../query/query-sql.js';
 import { callFields } from './call-fields.js';
+import type { CallProjection, StoredCallColumn } from './call-columns.js';
 
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
 
@@ -153,13 +154,27 @@ export const callStore = {
       | undefined;
   },
 
-  async query(db: Db, projectId: string, selection: CallsSelection, sort: CallSort[], limit: number, offset: number): Promise<CallRow[]> {
-    let query = selectCalls(db, projectId, selection).selectAll();
+  /**
+   * A page of calls. With a projection only those columns (and the always-small `kind`, `created_at`) are read, so
+   * large JSON columns nobody asked for never leave PostgreSQL; the others are null in the rows returned.
+   */
+  async query(
+    db: Db,
+    projectId: string,
+    selection: CallsSelection,
+    sort: CallSort[],
+    limit: number,
+    offset: number,
+    projection: CallProjection = null,
+  ): Promise<CallRow[]> {
+    const base = selectCalls(db, projectId, selection);
+    let query = projection ? base.select([...projection, 'kind', 'created_at']) : base.selectAll();
     for (const term of orderByFields(callFields, sort)) {
       query = query.orderBy(term.sql, (ob) => (term.direction === 'asc' ? ob.asc().nullsLast() : ob.desc().nullsLast()));
     }
     query = query.orderBy('id', 'asc');
-    return (await query.limit(limit).offset(offset).execute()) as CallRow[];
+    const rows = (await query.limit(limit).offset(offset).execute()) as CallRow[];
+    return projection ? rows.map(withUnselectedAsNull) : rows;
   },
 
   async count(db: Db, projectId: string, selection: CallsSelection = { filter: {} }): Promise<number> {
@@ -169,6 +184,18 @@ export const callStore = {
     return Number(row.n);
   },
 };
+
+const ALL_COLUMNS: StoredCallColumn[] = [
+  'id', 'project_id', 'trace_id', 'op_name', 'started_at', 'parent_id', 'display_name', 'thread_id', 'turn_id', 'ended_at',
+  'attributes', 'inputs', 'output', 'summary', 'exception', 'otel_dump', 'wb_user_id', 'wb_run_id', 'wb_run_step',
+];
+
+/** A projected row with every column present: what was not selected is null, as Weave answers it. */
+function withUnselectedAsNull(row: CallRow): CallRow {
+  const complete = { ...row } as Record<string, unknown>;
+  for (const column of ALL_COLUMNS) if (!(column in complete)) complete[column] = null;
+  return complete as CallRow;
+}
 
 /** The calls of a project that the filter and the condition select. */
 function selectCalls(db: Db, projectId: string, { filter, condition }: CallsSelection): SelectQueryBuilder<TracingDatabase, 'calls', object> {

@@ -48,10 +48,25 @@ export class TracingProjectResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Arg('sortBy', () => [CallSortInput], { nullable: true }) sortBy: CallSortInput[] | null,
     @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
+    @Arg('columns', () => [String], {
+      nullable: true,
+      description:
+        "Weave's columns: the call columns to read (a dotted entry selects its first segment's column); id, projectId, " +
+        'traceId, opName and startedAt always; summary brings endedAt, exception and displayName. Others are null. ' +
+        'Absent or empty: every column',
+    })
+    columns: string[] | null,
+    @Arg('expandColumns', () => [String], {
+      nullable: true,
+      description:
+        "Weave's expand_columns: dotted paths into inputs/output/attributes/summary whose object refs are replaced by the " +
+        "objects' values (with _ref added to JSON objects); refs that resolve to nothing stay as they are",
+    })
+    expandColumns: string[] | null,
   ): Promise<CallConnection> {
     if (first < 0 || first > MAX_CALLS_PAGE) throw new BadRequestError(`first must be between 0 and ${MAX_CALLS_PAGE}`);
     const offset = decodeCursor(after);
-    const rows = await this.services.calls.search(projectIdOf(project, context), { filter, query, sortBy }, first + 1, offset);
+    const rows = await this.services.calls.search(projectIdOf(project, context), { filter, query, sortBy, columns, expandColumns }, first + 1, offset);
     const nodes = rows.slice(0, first).map(toCall);
     const hasNextPage = rows.length > first;
     return { nodes, pageInfo: { hasNextPage, endCursor: hasNextPage ? encodeCursor(offset + first) : null } };
