@@ -15,6 +15,7 @@ import {
   type CallsFilter,
   type CallsQueryBody as CallsQuery,
 } from '../../subgraphs/tracing/call/call.schemas.js';
+import { readsSummary } from '../../subgraphs/tracing/call/call-columns.js';
 import { FeedbackAggregateBody, FeedbackCreateBody, FeedbackQueryBody } from '../../subgraphs/tracing/feedback/feedback.schemas.js';
 import { FileContentBody, ObjCreateBody, ObjQueryBody, ObjReadBody, TableCreateBody, TableQueryBody } from '../../subgraphs/tracing/object/object.schemas.js';
 import { MAX_FILE_BYTES } from '../../subgraphs/tracing/object/object.service.js';
@@ -45,11 +46,37 @@ const PROJECT_PATH_WRITE = {
 } as const;
 const BATCH_BODY_LIMIT = 64 * 1024 * 1024;
 
-const CALL_FIELDS = `projectId id traceId parentId opName displayName threadId turnId startedAt endedAt attributes inputs
-  output summary exception otelDump wbUserId wbRunId wbRunStep`;
+const CALL_FIELDS = `projectId id traceId parentId opName displayName threadId turnId startedAt endedAt latencyMs status traceName
+  attributes inputs output summary exception otelDump wbUserId wbRunId wbRunStep`;
 
-/** A Call in the Weave wire shape. */
-function toWeaveCall(call: Record<string, any>) {
+/**
+ * A call's summary as the Weave trace server answers it: the stored summary, with what the server derives under
+ * `weave` (`status`, `latency_ms` once ended, `display_name` when the call has one and `trace_name` otherwise, each
+ * replacing any stored value of the same key) and, with include_feedback, the call's `feedback`. A summary that
+ * `columns` left out stays null.
+ */
+function weaveSummaryOf(call: Record<string, any>, summaryRead: boolean) {
+  if (!summaryRead) return call.summary ?? null;
+  const stored: Record<string, any> = isObject(call.summary) ? call.summary : {};
+  const { status: _status, latency_ms: _latency, trace_name: _traceName, display_name: _displayName, ...kept } = isObject(stored.weave) ? stored.weave : {};
+  return {
+    ...stored,
+    weave: {
+      ...kept,
+      status: call.status,
+      ...(call.latencyMs !== null && call.latencyMs !== undefined ? { latency_ms: call.latencyMs } : {}),
+      ...(call.displayName ? { display_name: call.displayName } : call.traceName ? { trace_name: call.traceName } : {}),
+      ...(call.feedback ? { feedback: call.feedback.map(toWeaveFeedback) } : {}),
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A Call in the Weave wire shape; `summaryRead` is false when the request's `columns` left the summary out. */
+function toWeaveCall(call: Record<string, any>, summaryRead = true) {
   return {
     project_id: call.projectId,
     id: call.id,
@@ -64,8 +91,7 @@ function toWeaveCall(call: Record<string, any>) {
     attributes: call.attributes ?? {},
     inputs: call.inputs ?? {},
     output: call.output,
-    // include_feedback: Weave answers a call's feedback under summary.weave.feedback.
-    summary: call.feedback ? { ...call.summary, weave: { ...call.summary?.weave, feedback: call.feedback.map(toWeaveFeedback) } } : call.summary,
+    summary: weaveSummaryOf(call, summaryRead),
     exception: call.exception,
     otel_dump: call.otelDump,
     wb_user_id: call.wbUserId,
@@ -285,7 +311,7 @@ export const tracingRoutes = [
     schema: { body: CallsQueryBody },
     operation: CALLS_PAGE,
     variables: ({ body }) => callsPageVariables(body, null, MAX_CALLS_PAGE),
-    response: (data) => ({ calls: (data.project?.calls.nodes ?? []).map(toWeaveCall) }),
+    response: (data, { body }) => ({ calls: (data.project?.calls.nodes ?? []).map((call: Record<string, any>) => toWeaveCall(call, readsSummary(body.columns))) }),
   }),
   defineRoute({
     family: 'tracing',
@@ -310,7 +336,7 @@ export const tracingRoutes = [
         const nextCursor = calls.pageInfo.hasNextPage ? calls.pageInfo.endCursor : null;
         const consumed = nextCursor ? Number(/^offset:(\d+)$/.exec(Buffer.from(nextCursor, 'base64url').toString())?.[1] ?? 0) - (body.offset ?? 0) : 0;
         const done = body.limit !== undefined && body.limit !== null && consumed >= body.limit;
-        return { items: calls.nodes.map(toWeaveCall), nextCursor: done ? null : nextCursor };
+        return { items: calls.nodes.map((call: Record<string, any>) => toWeaveCall(call, readsSummary(body.columns))), nextCursor: done ? null : nextCursor };
       },
     },
   }),

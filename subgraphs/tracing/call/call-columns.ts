@@ -97,3 +97,8 @@ export function parseCallColumns(columns: readonly string[] | null | undefined, 
   }
   return { projection, expandColumns: [...new Set(expandColumns ?? [])] };
 }
+
+/** Whether a read with these `columns` returns the summary (and so what Weave derives into it). */
+export function readsSummary(columns: readonly string[] | null | undefined): boolean {
+  return !columns || columns.length === 0 || columns.some((column) => column.split('.')[0] === 'summary');
+}

@@ -1,6 +1,7 @@
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { JSONScalar } from '../../../platform/graphql/scalars.js';
 import type { CallRow } from './call.store.js';
+import { callStatusOf, traceNameOf, type CallStatus } from './derived-fields.js';
 
 @ObjectType({ description: 'One traced operation: its start, its end (once ended) and its place in a trace' })
 export class Call {
@@ -15,6 +16,12 @@ export class Call {
   @Field(() => Date, { nullable: true }) startedAt!: Date | null;
   @Field(() => Date, { nullable: true }) endedAt!: Date | null;
   @Field(() => Float, { nullable: true, description: 'endedAt - startedAt in milliseconds' }) latencyMs!: number | null;
+  @Field(() => String, {
+    description: 'success | error | running | descendant_error (Weave\'s summary.weave.status: an exception, no end yet, a descendant that failed)',
+  })
+  status!: CallStatus;
+  @Field(() => String, { nullable: true, description: 'The op name Weave shows the trace under when there is no display name' })
+  traceName!: string | null;
   @Field(() => JSONScalar, { nullable: true }) attributes!: unknown;
   @Field(() => JSONScalar, { nullable: true }) inputs!: unknown;
   @Field(() => JSONScalar, { nullable: true }) output!: unknown;
@@ -41,6 +48,8 @@ export function toCall(row: CallRow): Call {
     startedAt: row.started_at,
     endedAt: row.ended_at,
     latencyMs: row.started_at && row.ended_at ? row.ended_at.getTime() - row.started_at.getTime() : null,
+    status: callStatusOf(row),
+    traceName: traceNameOf(row.op_name, row.display_name),
     attributes: row.attributes,
     inputs: row.inputs,
     output: row.output,

@@ -116,6 +116,42 @@ describe('/calls/query `query` operators', () => {
     expect(await ids({ $eq: [field('summary.weave.trace_name'), lit('predict')] })).toEqual(['c2', 'c4']);
   });
 
+  it('answers every call with summary.weave derived as Weave does, in /calls/query, /calls/stream_query and /call/read', async () => {
+    const res = await traces(platform, '/calls/query', { project_id: P, sort_by: [{ field: 'id', direction: 'asc' }] });
+    expect(res.status).toBe(200);
+    const weave = Object.fromEntries(res.body.calls.map((call: any) => [call.id, call.summary.weave]));
+    expect(weave).toEqual({
+      c1: { status: 'success', latency_ms: 1500, display_name: 'LLM call' },
+      c2: { status: 'descendant_error', latency_ms: 200, trace_name: 'predict' },
+      c3: { status: 'error', latency_ms: 100, trace_name: 'train' },
+      c4: { status: 'running', trace_name: 'predict' },
+    });
+    // The stored summary is kept around it.
+    expect(res.body.calls[0].summary.usage).toEqual({ tokens: 100 });
+
+    const streamed = await traces(platform, '/calls/stream_query', { project_id: P, filter: { call_ids: ['c4'] } });
+    const line = typeof streamed.body === 'string' ? JSON.parse(streamed.body.trim()) : streamed.body;
+    expect(line.summary).toEqual({ weave: { status: 'running', trace_name: 'predict' } });
+    const read = await traces(platform, '/call/read', { project_id: P, id: 'c3' });
+    expect(read.body.call.summary.weave).toEqual({ status: 'error', latency_ms: 100, trace_name: 'train' });
+
+    // columns without the summary: nothing is derived into it.
+    const projected = await traces(platform, '/calls/query', { project_id: P, filter: { call_ids: ['c1'] }, columns: ['inputs'] });
+    expect(projected.body.calls[0].summary).toBeNull();
+  });
+
+  it('keeps what a client stored under summary.weave, but not in the keys the server derives', async () => {
+    const res = await traces(platform, '/call/upsert_batch', {
+      batch: [
+        { mode: 'start', req: { start: { project_id: 'trellis/qw', id: 'w1', trace_id: 'tw', op_name: 'custom', started_at: at(0), attributes: {}, inputs: {} } } },
+        { mode: 'end', req: { end: { project_id: 'trellis/qw', id: 'w1', ended_at: at(10), summary: { weave: { status: 'fake', mine: 1 } } } } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const read = await traces(platform, '/call/read', { project_id: 'trellis/qw', id: 'w1' });
+    expect(read.body.call.summary.weave).toEqual({ mine: 1, status: 'success', latency_ms: 10, trace_name: 'custom' });
+  });
+
   it('a field path is data, never SQL', async () => {
     expect(await ids({ $eq: [field("inputs.x'); drop table tracing.calls; --"), lit(1)] })).toEqual([]);
     expect(await ids({ $eq: [field('inputs."x'), lit(1)] })).toEqual([]);

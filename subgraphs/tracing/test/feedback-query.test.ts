@@ -101,6 +101,6 @@ describe('include_feedback', () => {
     // One JSON line: the test helper has already parsed it.
     expect(feedbackOf(stream.body)).toEqual(['wandb.runnable.Judge']);
     const plain = await traces(platform, '/calls/query', { project_id: P });
-    expect(plain.body.calls.map((call: any) => call.summary?.weave)).toEqual([undefined, undefined, undefined]);
+    expect(plain.body.calls.map((call: any) => call.summary?.weave?.feedback)).toEqual([undefined, undefined, undefined]);
   });
 });
