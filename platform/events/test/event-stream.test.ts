@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseConnection } from '../../db/connection.js';
 import { createLogger } from '../../logger.js';
 import { createTestDatabase } from '../../../test/support/database.js';
+import { readSettled, settledCursor } from '../../../test/support/events.js';
 import { migrateEvents, PlatformEventStream, publishEvent, START_CURSOR, type PlatformEvent } from '../index.js';
 
 let db: DatabaseConnection;
@@ -30,16 +31,6 @@ function openTransaction(work: (trx: any) => Promise<void>, release: Promise<voi
   });
 }
 
-async function readSettled(cursor: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  let page = await stream.read(cursor);
-  while (page.heldBack && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    page = await stream.read(cursor);
-  }
-  return page;
-}
-
 async function take(iterator: AsyncIterator<PlatformEvent>, count: number, timeoutMs = 5000): Promise<PlatformEvent[]> {
   const out: PlatformEvent[] = [];
   const deadline = Date.now() + timeoutMs;
@@ -55,7 +46,7 @@ async function take(iterator: AsyncIterator<PlatformEvent>, count: number, timeo
 
 describe('platform event stream', () => {
   it('holds back an event committed behind a still-open older transaction, then delivers both in commit-safe order', async () => {
-    const start = await stream.latestCursor();
+    const start = await settledCursor(stream);
     let releaseA!: () => void;
     const aHolds = new Promise<void>((resolve) => (releaseA = resolve));
     let aInserted!: () => void;
@@ -74,16 +65,14 @@ describe('platform event stream', () => {
 
     releaseA();
     await a;
-    // Transaction ids and the snapshot's xmin are cluster-wide: a transaction another test file has open in its own
-    // database on the same server holds events back too, for as long as it runs. Both events arrive, in order, once
-    // every older transaction has ended.
-    const after = await readSettled(start);
+    // Both arrive, in order, once every older transaction on the server has ended (readSettled).
+    const after = await readSettled(stream, start);
     expect(after.events.map((e) => e.payload.n)).toEqual([1, 2]);
     expect(after.heldBack).toBe(false);
   });
 
   it('is held back by a transaction open in another database of the same server, and delivered once it ends', async () => {
-    const start = await stream.latestCursor();
+    const start = await settledCursor(stream);
     const other = connectDatabase(await createTestDatabase('other'), { max: 1 });
     try {
       let release!: () => void;
@@ -102,7 +91,7 @@ describe('platform event stream', () => {
       expect(whileOpen.heldBack).toBe(true);
       release();
       await elsewhere;
-      const after = await readSettled(start);
+      const after = await readSettled(stream, start);
       expect(after.events.map((e) => e.payload.n)).toEqual([5]);
     } finally {
       await other.close();
@@ -110,7 +99,7 @@ describe('platform event stream', () => {
   });
 
   it('replays after a cursor, then follows new commits live (LISTEN/NOTIFY), resuming exactly after the last cursor', async () => {
-    const start = await stream.latestCursor();
+    const start = await settledCursor(stream);
     await db.root.transaction().execute((trx) => publishEvent(trx, event(10)).then(() => undefined));
     const iterator = stream.subscribe(start);
     const [replayed] = await take(iterator, 1);
@@ -162,7 +151,7 @@ describe('platform event stream', () => {
   });
 
   it('loses nothing when many writers commit concurrently while a subscriber follows', async () => {
-    const start = await stream.latestCursor();
+    const start = await settledCursor(stream);
     const iterator = stream.subscribe(start);
     const writers = Array.from({ length: 8 }, (_, w) =>
       (async () => {
@@ -180,6 +169,6 @@ describe('platform event stream', () => {
     expect(new Set(received.map((e) => e.payload.n)).size).toBe(200);
     const cursors = received.map((e) => e.cursor);
     expect(new Set(cursors).size).toBe(200);
-    expect((await stream.read(START_CURSOR)).events.length).toBeGreaterThanOrEqual(200);
+    expect((await readSettled(stream, START_CURSOR)).events.length).toBeGreaterThanOrEqual(200);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../platform/logger.js';
 import { PlatformEventStream, START_CURSOR } from '../../../platform/events/index.js';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
+import { readSettled, settledCursor } from '../../../test/support/events.js';
 
 let platform: TestPlatform;
 let events: PlatformEventStream;
@@ -21,7 +22,7 @@ const CREATE_VERSION = `mutation($input: CreateArtifactVersionInput!) {
 
 describe('registry', () => {
   it('creates versions with files, metadata, aliases and tags, each change writing its event in the same transaction', async () => {
-    const before = await events.latestCursor();
+    const before = await settledCursor(events);
     const { body } = await platform.graphql(CREATE_VERSION, {
       input: {
         entity: 'trellis',
@@ -39,7 +40,7 @@ describe('registry', () => {
     expect(version).toMatchObject({ name: 'weights:v0', version: 'v0', aliases: ['latest'], tags: ['baseline'], metadata: { accuracy: 0.93 } });
     expect(version.files).toEqual([{ path: 'model.bin', size: 3, digest: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' }]);
 
-    const page = await events.read(before);
+    const page = await readSettled(events, before);
     expect(page.events.map((event) => event.type)).toEqual(['CREATE_ARTIFACT', 'ADD_ARTIFACT_ALIAS', 'ADD_ARTIFACT_TAG']);
     expect(page.events[1]).toMatchObject({ entity: 'trellis', project: 'default', registry: null, author: 'admin', payload: { alias: 'latest' } });
   });
@@ -48,14 +49,14 @@ describe('registry', () => {
     const created = await platform.graphql(CREATE_VERSION, { input: { entity: 'trellis', project: 'default', collection: 'weights', type: 'model' } });
     const versionId = created.body.data.createArtifactVersion.id;
     expect((await platform.graphql(`mutation { createRegistry(input: {entity: "trellis", name: "models"}) { name } }`)).body.errors).toBeUndefined();
-    const before = await events.latestCursor();
+    const before = await settledCursor(events);
     const linked = await platform.graphql(
       `mutation($id: ID!) { linkArtifactVersion(versionId: $id, target: {entity: "trellis", registry: "models", name: "prod-weights"}, aliases: ["production"]) { name registry aliases } }`,
       { id: versionId },
     );
     expect(linked.body.errors).toBeUndefined();
     expect(linked.body.data.linkArtifactVersion).toEqual({ name: 'prod-weights:v0', registry: 'models', aliases: ['production'] });
-    const page = await events.read(before);
+    const page = await readSettled(events, before);
     expect(page.events.map((event) => [event.type, event.registry, event.project])).toEqual([
       ['LINK_ARTIFACT', 'models', 'default'],
       ['ADD_ARTIFACT_ALIAS', 'models', 'default'],
@@ -70,12 +71,12 @@ describe('registry', () => {
     expect(denied.body.errors?.[0].extensions.code).toBe('FORBIDDEN');
     const invalid = await platform.graphql(`mutation($id: ID!) { addArtifactAlias(versionId: $id, alias: "bad alias!") { id } }`, { id: versionId });
     expect(invalid.body.errors?.[0].extensions.code).toBe('VALIDATION_FAILED');
-    expect((await events.read(await events.latestCursor())).events).toEqual([]);
-    expect((await events.read(before)).events).toHaveLength(2);
+    expect((await events.read(await settledCursor(events))).events).toEqual([]);
+    expect((await readSettled(events, before)).events).toHaveLength(2);
   });
 
   it('runs: state changes and logged metrics write RUN_STATE and RUN_METRIC events', async () => {
-    const before = await events.latestCursor();
+    const before = await settledCursor(events);
     const run = await platform.graphql(`mutation { createRun(input: {entity: "trellis", project: "default", name: "r1"}) { id state author } }`);
     const runId = run.body.data.createRun.id;
     expect(run.body.data.createRun).toMatchObject({ state: 'RUNNING', author: 'admin' });
@@ -83,7 +84,7 @@ describe('registry', () => {
     await platform.graphql(`mutation($id: ID!) { setRunState(runId: $id, state: FINISHED) { state } }`, { id: runId });
     const history = await platform.graphql(`query($id: ID!) { run(id: $id) { metricHistory(name: "loss") { step value } } }`, { id: runId });
     expect(history.body.data.run.metricHistory).toEqual([{ step: 0, value: 0.5 }, { step: 1, value: 0.4 }]);
-    const page = await events.read(before);
+    const page = await readSettled(events, before);
     expect(page.events.map((event) => event.type)).toEqual(['RUN_STATE', 'RUN_METRIC', 'RUN_METRIC', 'RUN_STATE']);
     expect(page.events[2]!.payload).toMatchObject({ run: { name: 'r1' }, metric: { name: 'loss', value: 0.4, step: 1 } });
     expect(page.events[3]!.payload).toMatchObject({ state: 'FINISHED', previousState: 'RUNNING' });
