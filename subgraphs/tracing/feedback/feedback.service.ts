@@ -13,6 +13,7 @@ import {
   type FeedbackAggregateQuery as AggregateRequest,
 } from './feedback.schemas.js';
 import { feedbackFields } from './feedback-fields.js';
+import { mergeSourceRows } from './bucket-merge.js';
 import { dedupeGroupBy, feedbackStore, type FeedbackRow } from './feedback.store.js';
 
 /** The rating that `rating_min`/`rating_max` bound. */
@@ -91,22 +92,26 @@ export class FeedbackService {
     const valid = validateOrThrow(FeedbackAggregateQuery, request, 'body');
     checkWindow(valid);
     const rows = await this.db.transaction().execute(async (trx) => {
-      // A month of hourly buckets materialises tens of thousands of rollup rows and hashes them three ways; at the
-      // default work_mem (4 MB) PostgreSQL spills the CTE and the per-bucket map aggregation to temp files.
+      // The raw-row parts hash tens of thousands of rows three ways; at the default work_mem (4 MB) PostgreSQL
+      // spills them to temp files.
       await sql`set local work_mem = '64MB'`.execute(trx);
-      return feedbackStore.aggregate(trx, projectId, valid, options);
+      return feedbackStore.aggregateSources(trx, projectId, valid, options);
     });
     const groupBy = dedupeGroupBy(valid.group_by ?? []);
     const bucketed = Boolean(valid.time_bucket_seconds);
-    const buckets = rows.map((row): FeedbackBucket => ({
-      time_bucket_start_ms: bucketed ? Number(row.b) : null,
-      group: Object.fromEntries(groupBy.map((name, index) => [name, row[`g${index}`]!])),
-      total_count: row.n,
-      scored_count: row.s,
-      tag_counts: row.tag_counts,
-      rating_counts: row.rating_counts,
-      rating_sums: row.rating_sums,
-    }));
+    const buckets = mergeSourceRows(rows, groupBy.length).map((bucket): FeedbackBucket => {
+      const group: Record<string, string> = {};
+      groupBy.forEach((name, index) => (group[name] = bucket.groups[index]!));
+      return {
+        time_bucket_start_ms: bucketed ? bucket.b : null,
+        group,
+        total_count: bucket.n,
+        scored_count: bucket.scored,
+        tag_counts: bucket.tagCounts,
+        rating_counts: bucket.ratingCounts,
+        rating_sums: bucket.ratingSums,
+      };
+    });
     const sorted = buckets.sort(compareBuckets(groupBy));
     if (!valid.time_bucket_seconds && groupBy.length === 0 && sorted.length === 0) {
       // Neither bucketed nor grouped: always exactly one (global) row.
