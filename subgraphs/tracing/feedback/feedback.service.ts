@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
@@ -13,7 +14,8 @@ import {
   type FeedbackAggregateQuery as AggregateRequest,
 } from './feedback.schemas.js';
 import { feedbackFields } from './feedback-fields.js';
-import { mergeSourceRows } from './bucket-merge.js';
+import { BucketMerger, type SourceRow } from './bucket-merge.js';
+import { streamRows } from './stream-rows.js';
 import { dedupeGroupBy, feedbackStore, type FeedbackRow } from './feedback.store.js';
 
 /** The rating that `rating_min`/`rating_max` bound. */
@@ -37,7 +39,14 @@ export interface FeedbackAggregate {
 }
 
 export class FeedbackService {
-  constructor(private readonly db: Kysely<TracingDatabase>) {}
+  /**
+   * With `pool`, aggregation rows are streamed from PostgreSQL into the merge as they arrive (a month is ≈ 10,000
+   * rows, which otherwise all live until the last is read and are copied by every young-generation GC meanwhile).
+   */
+  constructor(
+    private readonly db: Kysely<TracingDatabase>,
+    private readonly pool?: pg.Pool,
+  ) {}
 
   async create(writer: Writer, body: unknown): Promise<FeedbackRow> {
     const request = validateOrThrow(FeedbackCreateBody, body, 'body');
@@ -91,15 +100,20 @@ export class FeedbackService {
   async aggregate(projectId: string, request: unknown, options: { rollup?: boolean } = {}): Promise<FeedbackAggregate> {
     const valid = validateOrThrow(FeedbackAggregateQuery, request, 'body');
     checkWindow(valid);
-    const rows = await this.db.transaction().execute(async (trx) => {
-      // The raw-row parts hash tens of thousands of rows three ways; at the default work_mem (4 MB) PostgreSQL
-      // spills them to temp files.
-      await sql`set local work_mem = '64MB'`.execute(trx);
-      return feedbackStore.aggregateSources(trx, projectId, valid, options);
-    });
     const groupBy = dedupeGroupBy(valid.group_by ?? []);
     const bucketed = Boolean(valid.time_bucket_seconds);
-    const buckets = mergeSourceRows(rows, groupBy.length).map((bucket): FeedbackBucket => {
+    const merger = new BucketMerger(groupBy.length);
+    const statement = feedbackStore.aggregateSourcesQuery(projectId, valid, options).compile(this.db);
+    if (this.pool) {
+      await streamRows(this.pool, statement.sql, statement.parameters, (row) => merger.add(row as SourceRow));
+    } else {
+      const rows = await this.db.transaction().execute(async (trx) => {
+        await sql`set local work_mem = '64MB'`.execute(trx);
+        return (await trx.executeQuery(statement)).rows;
+      });
+      for (const row of rows) merger.add(row as SourceRow);
+    }
+    const buckets = merger.buckets().map((bucket): FeedbackBucket => {
       const group: Record<string, string> = {};
       groupBy.forEach((name, index) => (group[name] = bucket.groups[index]!));
       return {

@@ -37,7 +37,7 @@ export const feedbackStore = {
   },
 
   /**
-   * The rows the aggregation adds up, in one SQL statement; mergeSourceRows (bucket-merge.ts) adds them up per bucket
+   * The rows the aggregation adds up, in one SQL statement; BucketMerger (bucket-merge.ts) adds them up per bucket
    * and group. The window's whole hours are read from an hourly rollup (kept by triggers in the feedback write's
    * transaction) when the buckets are whole hours or absent; the partial hours at the window's edges, and every
    * window with other bucket sizes, are read from the feedback rows through the (project_id, created_ms) index and
@@ -48,6 +48,11 @@ export const feedbackStore = {
    * array (SourceMaps). Rating sums travel as numeric text and are added exactly.
    */
   async aggregateSources(db: Db, projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): Promise<SourceRow[]> {
+    return (await feedbackStore.aggregateSourcesQuery(projectId, request, options).execute(db)).rows;
+  },
+
+  /** The statement of aggregateSources, to be run by Kysely or streamed (FeedbackService). */
+  aggregateSourcesQuery(projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): RawBuilder<SourceRow> {
     const groupBy = dedupeGroupBy(request.group_by ?? []);
     const bucketMs = request.time_bucket_seconds ? request.time_bucket_seconds * 1000 : null;
     const groupColumns = groupBy.map((column, index) => sql`coalesce(${sql.ref(column)}, '') as ${sql.ref(`g${index}`)}`);
@@ -107,7 +112,7 @@ export const feedbackStore = {
           ...(hours.to < request.before_ms ? [raw(hours.to, request.before_ms)] : []),
         ]
       : [raw(request.after_ms, request.before_ms)];
-    return (await sql<SourceRow>`${sql.join(sources, sql` union all `)}`.execute(db)).rows;
+    return sql<SourceRow>`${sql.join(sources, sql` union all `)}`;
   },
 };
 
@@ -130,7 +135,7 @@ export function rollupSourceOf(request: FeedbackAggregateQuery): 'groups' | 'all
  * Rows of tracing.feedback_rating_cdf restricted to the request's rating bounds: per row, `hi` = the number of its
  * ratings ≤ rating_max and `lo` = the number < rating_min (binary searches: width_bucket counts the entries ≤ its
  * operand; one equal to rating_min is taken back out), so its rows in range are prefix sum hi minus prefix sum lo.
- * The maps go out as both prefix-sum slices; mergeSourceRows subtracts them (exactly, for the numeric sums).
+ * The maps go out as both prefix-sum slices; BucketMerger subtracts them (exactly, for the numeric sums).
  */
 function ratingRangeRows(projectId: string, request: FeedbackAggregateQuery, byDims: boolean, from: number, to: number, keyColumns: RawBuilder<unknown>) {
   const min = request.rating_min ?? null;

@@ -119,7 +119,7 @@ async function rollupSnapshot() {
 beforeAll(async () => {
   platform = await startTestPlatform();
   db = platform.db.forSchema<TracingDatabase>('tracing');
-  feedback = new FeedbackService(db);
+  feedback = new FeedbackService(db, platform.db.pool);
   await insertRows(Array.from({ length: 1500 }, (_, i) => randomRow(i)));
   await insertRows(Array.from({ length: 300 }, (_, i) => randomRow(2000 + i)));
   // Through the service path too (one row per statement), then moved into the span.
