@@ -212,10 +212,12 @@ async function aggregation(post: (route: string, body: unknown) => Promise<strin
   await db.query('analyze tracing.feedback');
   await db.query('analyze tracing.feedback_hourly');
   await db.query('analyze tracing.feedback_hourly_groups');
+  await db.query('analyze tracing.feedback_rating_cdf');
   const rollupRows = (await db.query(`select by_rating, count(*)::int as n from tracing.feedback_hourly group by by_rating order by by_rating`)).rows;
   const groupsRows = (await db.query(`select count(*)::int as n from tracing.feedback_hourly_groups`)).rows[0].n as number;
+  const cdfRows = (await db.query(`select count(*) filter (where not by_dims)::int as groups, count(*) filter (where by_dims)::int as dims from tracing.feedback_rating_cdf`)).rows[0];
   console.log(`\nAggregation: seeded ${ROWS.toLocaleString('en')} feedback rows over 30 days in ${((Date.now() - t0) / 1000).toFixed(1)} s (one INSERT, rollup triggers included)`);
-  console.log(`  hourly rollup rows: ${rollupRows.map((row) => `${row.n.toLocaleString('en')} ${row.by_rating ? 'by rating' : 'all ratings'}`).join(', ')}, ${groupsRows.toLocaleString('en')} per group columns`);
+  console.log(`  hourly rollup rows: ${rollupRows.map((row) => `${row.n.toLocaleString('en')} ${row.by_rating ? 'by rating' : 'all ratings'}`).join(', ')}, ${groupsRows.toLocaleString('en')} per group columns; rating prefix sums ${cdfRows.groups.toLocaleString('en')} per group columns, ${cdfRows.dims.toLocaleString('en')} per dimensions`);
   console.log('  SQL = the same aggregation hand-written over the raw rows; rollup SQL = hand-written over the rollup the request reads');
   console.log(`  ${'window / filters'.padEnd(44)} ${'REST med'.padStart(9)} ${'REST p99'.padStart(9)} ${'SQL med'.padStart(8)} ${'SQL p99'.padStart(8)} ${'ratio'.padStart(6)} ${'rollupSQL'.padStart(9)} buckets`);
 
@@ -294,12 +296,32 @@ async function handWrittenRollupAggregate(db: pg.Pool, body: { after_ms: number;
       [body.after_ms, body.before_ms],
     );
   }
-  const byRating = body.rating_min !== undefined || body.rating_max !== undefined;
-  const where = [`project_id = 'trellis/agg'`, `by_rating = ${byRating}`, 'hour_ms >= $1', 'hour_ms < $2'];
+  if (body.rating_min !== undefined || body.rating_max !== undefined) {
+    // Rating bounds: the prefix sums (feedback_rating_cdf), per group columns or, with tags, per dimensions; each
+    // row's range is hi - lo (binary searches), its tag and rating maps unnested from the two prefix-sum slices.
+    const params: unknown[] = [body.after_ms, body.before_ms, body.rating_min ?? 0, body.rating_max ?? 1];
+    const tags = body.tags ? `and scorer_tags && $${params.push(body.tags)}::text[]` : '';
+    return db.query(
+      `with f as materialized (
+         select hour_ms as b, coalesce(scorer_id, '') as s, cum_n[hi + 1] - cum_n[lo + 1] as n, cum_scored[hi + 1] - cum_scored[lo + 1] as v,
+                tag_names, cum_tag_counts[hi * t + 1 : hi * t + t] as tags_hi, cum_tag_counts[lo * t + 1 : lo * t + t] as tags_lo,
+                rating_names, cum_rating_counts[hi * r + 1 : hi * r + r] as counts_hi, cum_rating_counts[lo * r + 1 : lo * r + r] as counts_lo,
+                cum_rating_sums[hi * r + 1 : hi * r + r] as sums_hi, cum_rating_sums[lo * r + 1 : lo * r + r] as sums_lo
+         from (select c.*, width_bucket($4::float8, ratings) as hi,
+                      width_bucket($3::float8, ratings) - coalesce((ratings[width_bucket($3::float8, ratings)] = $3::float8)::int, 0) as lo,
+                      cardinality(tag_names) as t, cardinality(rating_names) as r
+               from tracing.feedback_rating_cdf c
+               where project_id = 'trellis/agg' and by_dims = ${Boolean(body.tags)} and hour_ms >= $1 and hour_ms < $2 ${tags}) x)
+       select b, s, null as k, sum(n) as n, sum(v) as v from f where n > 0 group by b, s
+       union all select b, s, t.k, sum(t.hi - t.lo), null from f, unnest(tag_names, tags_hi, tags_lo) t(k, hi, lo) where t.hi > t.lo group by b, s, t.k
+       union all select b, s, r.k, sum(r.hi - r.lo), sum(r.shi - r.slo) from f, unnest(rating_names, counts_hi, counts_lo, sums_hi, sums_lo) r(k, hi, lo, shi, slo)
+                 where r.hi > r.lo group by b, s, r.k`,
+      params,
+    );
+  }
+  const where = [`project_id = 'trellis/agg'`, 'not by_rating', 'hour_ms >= $1', 'hour_ms < $2'];
   const params: unknown[] = [body.after_ms, body.before_ms];
   if (body.tags) where.push(`scorer_tags && $${params.push(body.tags)}::text[]`);
-  if (body.rating_min !== undefined) where.push(`rating >= $${params.push(body.rating_min)}`);
-  if (body.rating_max !== undefined) where.push(`rating <= $${params.push(body.rating_max)}`);
   return db.query(
     `with f as materialized (select hour_ms as b, coalesce(scorer_id, '') as s, scorer_tags, scorer_rating_names, rating_sums, n, scored
                              from tracing.feedback_hourly where ${where.join(' and ')})

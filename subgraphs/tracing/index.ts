@@ -26,7 +26,7 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
     await migrateEvents(connection.root);
     const db = store as Kysely<TracingDatabase>;
     const calls = new CallService(db);
-    const feedback = new FeedbackService(db);
+    const feedback = new FeedbackService(db, connection.pool);
     const events = new PlatformEventStream(connection.root, String(connection.pool.options.connectionString), logger);
     return { calls, feedback, objects: new ObjectService(db), scores: new ScoreService(db, calls, feedback), events, db };
   },

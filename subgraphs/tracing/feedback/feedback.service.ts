@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
@@ -13,6 +14,8 @@ import {
   type FeedbackAggregateQuery as AggregateRequest,
 } from './feedback.schemas.js';
 import { feedbackFields } from './feedback-fields.js';
+import { BucketMerger, type SourceRow } from './bucket-merge.js';
+import { streamRows } from './stream-rows.js';
 import { dedupeGroupBy, feedbackStore, type FeedbackRow } from './feedback.store.js';
 
 /** The rating that `rating_min`/`rating_max` bound. */
@@ -36,7 +39,14 @@ export interface FeedbackAggregate {
 }
 
 export class FeedbackService {
-  constructor(private readonly db: Kysely<TracingDatabase>) {}
+  /**
+   * With `pool`, aggregation rows are streamed from PostgreSQL into the merge as they arrive (a month is ≈ 10,000
+   * rows, which otherwise all live until the last is read and are copied by every young-generation GC meanwhile).
+   */
+  constructor(
+    private readonly db: Kysely<TracingDatabase>,
+    private readonly pool?: pg.Pool,
+  ) {}
 
   async create(writer: Writer, body: unknown): Promise<FeedbackRow> {
     const request = validateOrThrow(FeedbackCreateBody, body, 'body');
@@ -90,23 +100,32 @@ export class FeedbackService {
   async aggregate(projectId: string, request: unknown, options: { rollup?: boolean } = {}): Promise<FeedbackAggregate> {
     const valid = validateOrThrow(FeedbackAggregateQuery, request, 'body');
     checkWindow(valid);
-    const rows = await this.db.transaction().execute(async (trx) => {
-      // A month of hourly buckets materialises tens of thousands of rollup rows and hashes them three ways; at the
-      // default work_mem (4 MB) PostgreSQL spills the CTE and the per-bucket map aggregation to temp files.
-      await sql`set local work_mem = '64MB'`.execute(trx);
-      return feedbackStore.aggregate(trx, projectId, valid, options);
-    });
     const groupBy = dedupeGroupBy(valid.group_by ?? []);
     const bucketed = Boolean(valid.time_bucket_seconds);
-    const buckets = rows.map((row): FeedbackBucket => ({
-      time_bucket_start_ms: bucketed ? Number(row.b) : null,
-      group: Object.fromEntries(groupBy.map((name, index) => [name, row[`g${index}`]!])),
-      total_count: row.n,
-      scored_count: row.s,
-      tag_counts: row.tag_counts,
-      rating_counts: row.rating_counts,
-      rating_sums: row.rating_sums,
-    }));
+    const merger = new BucketMerger(groupBy.length);
+    const statement = feedbackStore.aggregateSourcesQuery(projectId, valid, options).compile(this.db);
+    if (this.pool) {
+      await streamRows(this.pool, statement.sql, statement.parameters, (row) => merger.add(row as SourceRow));
+    } else {
+      const rows = await this.db.transaction().execute(async (trx) => {
+        await sql`set local work_mem = '64MB'`.execute(trx);
+        return (await trx.executeQuery(statement)).rows;
+      });
+      for (const row of rows) merger.add(row as SourceRow);
+    }
+    const buckets = merger.buckets().map((bucket): FeedbackBucket => {
+      const group: Record<string, string> = {};
+      groupBy.forEach((name, index) => (group[name] = bucket.groups[index]!));
+      return {
+        time_bucket_start_ms: bucketed ? bucket.b : null,
+        group,
+        total_count: bucket.n,
+        scored_count: bucket.scored,
+        tag_counts: bucket.tagCounts,
+        rating_counts: bucket.ratingCounts,
+        rating_sums: bucket.ratingSums,
+      };
+    });
     const sorted = buckets.sort(compareBuckets(groupBy));
     if (!valid.time_bucket_seconds && groupBy.length === 0 && sorted.length === 0) {
       // Neither bucketed nor grouped: always exactly one (global) row.

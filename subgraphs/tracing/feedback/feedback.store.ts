@@ -4,6 +4,7 @@ import type { SortDirection } from '../query/query-sql.js';
 import { feedbackFields } from './feedback-fields.js';
 import type { FeedbackTable, TracingDatabase } from '../db/database.js';
 import type { FeedbackAggregateQuery, FeedbackGroupBy } from './feedback.schemas.js';
+import type { SourceRow } from './bucket-merge.js';
 
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
 
@@ -17,20 +18,6 @@ export interface FeedbackSearch {
 }
 
 export type FeedbackRow = Omit<FeedbackTable, 'created_at'> & { created_at: Date };
-
-/**
- * One row of the aggregation query per (bucket, group), its maps already built by PostgreSQL (so Node parses
- * one row per bucket, not one per bucket, tag and rating key). `b` is 0 when unbucketed.
- */
-export interface AggregateRow {
-  b: string | number;
-  n: number;
-  s: number;
-  tag_counts: Record<string, number>;
-  rating_counts: Record<string, number>;
-  rating_sums: Record<string, number>;
-  [group: `g${number}`]: string;
-}
 
 export const feedbackStore = {
   async insert(db: Db, row: Omit<FeedbackTable, 'created_at'> & { created_at: Date }): Promise<void> {
@@ -50,47 +37,74 @@ export const feedbackStore = {
   },
 
   /**
-   * The whole aggregation in one SQL statement. The window's whole hours are read from an hourly rollup (kept by
-   * triggers in the feedback write's transaction) when the buckets are whole hours or absent; the partial hours at
-   * the window's edges, and every window with other bucket sizes, are read from the feedback rows through the
-   * (project_id, created_ms) index. Which rollup (see rollupSourceOf): tracing.feedback_hourly_groups, one row
-   * per hour and group columns, when the request filters on nothing but group columns; otherwise
-   * tracing.feedback_hourly, which has a column for every filter (its by-rating grain for rating bounds).
+   * The rows the aggregation adds up, in one SQL statement; BucketMerger (bucket-merge.ts) adds them up per bucket
+   * and group. The window's whole hours are read from an hourly rollup (kept by triggers in the feedback write's
+   * transaction) when the buckets are whole hours or absent; the partial hours at the window's edges, and every
+   * window with other bucket sizes, are read from the feedback rows through the (project_id, created_ms) index and
+   * aggregated per bucket and group here (so a long raw window sends buckets, not rows). Which rollup: see
+   * rollupSourceOf.
    *
-   * Every source gives rows of one shape — bucket, group values, count, scored count, tag names with counts,
-   * rating names with counts and sums — which are then grouped three ways: counts, tags, ratings.
+   * Every source gives rows of one shape — bucket, group values, count, scored count, and its maps as one JSON
+   * array (SourceMaps). Rating sums travel as numeric text and are added exactly.
    */
-  async aggregate(db: Db, projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): Promise<AggregateRow[]> {
+  async aggregateSources(db: Db, projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): Promise<SourceRow[]> {
+    return (await feedbackStore.aggregateSourcesQuery(projectId, request, options).execute(db)).rows;
+  },
+
+  /** The statement of aggregateSources, to be run by Kysely or streamed (FeedbackService). */
+  aggregateSourcesQuery(projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): RawBuilder<SourceRow> {
     const groupBy = dedupeGroupBy(request.group_by ?? []);
     const bucketMs = request.time_bucket_seconds ? request.time_bucket_seconds * 1000 : null;
     const groupColumns = groupBy.map((column, index) => sql`coalesce(${sql.ref(column)}, '') as ${sql.ref(`g${index}`)}`);
-    const groupNames = groupBy.map((_, index) => sql.ref(`g${index}`));
-    const keys = sql.join([sql.ref('b'), ...groupNames]);
+    const keys = sql.join([sql.ref('b'), ...groupBy.map((_, index) => sql.ref(`g${index}`))]);
     const filters = filtersOf(request);
     const where = filters.length ? sql`and ${sql.join(filters, sql` and `)}` : sql``;
     const keyColumns = (timeColumn: string) => {
-      // Unbucketed: one constant bucket 0 (not null, so that the parts join on it).
+      // Unbucketed: one constant bucket 0.
       const bucket = bucketMs ? sql`(${sql.ref(timeColumn)} / ${sql.lit(bucketMs)}) * ${sql.lit(bucketMs)}` : sql`0::bigint`;
       return sql`${bucket} as b${groupColumns.length ? sql`, ${sql.join(groupColumns)}` : sql``}`;
     };
-    // Rows that each stand for `n` identical feedback rows (raw rows: 1) carry no count arrays: each of their tag and
-    // rating names counts `n` (unnest pads the missing counts with nulls; see the aggregation below).
-    const perRowMaps = (sums: RawBuilder<unknown>) => sql`
-      scorer_tags as tag_names, null::bigint[] as tag_counts, scorer_rating_names as rating_names, null::bigint[] as rating_counts, ${sums} as rating_sums`;
+    // Feedback rows aggregated per bucket and group: counts, then tags and ratings unnested and grouped per name.
     const raw = (from: number, to: number) => sql`
-      select ${keyColumns('created_ms')}, 1::bigint as n, (cardinality(scorer_tags) > 0 or cardinality(scorer_rating_names) > 0)::int::bigint as scored,
-             ${perRowMaps(sql`scorer_rating_values::numeric[]`)}
-      from tracing.feedback
-      where project_id = ${projectId} and created_ms >= ${from} and created_ms < ${to} ${where}`;
+      select * from (
+        with f as materialized (
+          select ${keyColumns('created_ms')}, scorer_tags, scorer_rating_names, scorer_rating_values,
+                 cardinality(scorer_tags) > 0 or cardinality(scorer_rating_names) > 0 as is_scored
+          from tracing.feedback
+          where project_id = ${projectId} and created_ms >= ${from} and created_ms < ${to} ${where}),
+        c as (select ${keys}, count(*) as n, count(*) filter (where is_scored) as scored from f group by ${keys}),
+        t as (
+          select ${keys}, array_agg(tag) as names, array_agg(n) as counts
+          from (select ${keys}, u.tag, count(*) as n from f cross join lateral unnest(f.scorer_tags) as u(tag) group by ${keys}, u.tag) per_tag
+          group by ${keys}),
+        r as (
+          select ${keys}, array_agg(name) as names, array_agg(n) as counts, array_agg(total) as sums
+          from (select ${keys}, u.name, count(*) as n, sum(u.value::numeric) as total
+                from f cross join lateral unnest(f.scorer_rating_names, f.scorer_rating_values) as u(name, value) group by ${keys}, u.name) per_rating
+          group by ${keys})
+        select ${keys}, c.n, c.scored,
+               json_build_array(coalesce(t.names, '{}'), coalesce(t.counts, '{}'), null, coalesce(r.names, '{}'), coalesce(r.counts, '{}'), null,
+                                coalesce(r.sums, '{}')::text[], null) as m
+        from c left join t using (${keys}) left join r using (${keys})
+      ) as raw_rows`;
     const hours = options.rollup === false ? null : wholeHoursOf(request.after_ms, request.before_ms, bucketMs);
-    const rollup = (from: number, to: number) =>
-      rollupSourceOf(request) === 'groups'
-        ? sql`select ${keyColumns('hour_ms')}, n, scored, tag_names, tag_counts, rating_names, rating_counts, rating_sums
-              from tracing.feedback_hourly_groups
-              where project_id = ${projectId} and hour_ms >= ${from} and hour_ms < ${to} ${where}`
-        : sql`select ${keyColumns('hour_ms')}, n, scored, ${perRowMaps(sql`rating_sums`)}
-              from tracing.feedback_hourly
-              where project_id = ${projectId} and by_rating = ${rollupSourceOf(request) === 'by-rating'} and hour_ms >= ${from} and hour_ms < ${to} ${where}`;
+    const rollup = (from: number, to: number) => {
+      const source = rollupSourceOf(request);
+      if (source === 'groups') {
+        return sql`select ${keyColumns('hour_ms')}, n, scored,
+                     json_build_array(tag_names, tag_counts, null, rating_names, rating_counts, null, rating_sums::text[], null) as m
+                   from tracing.feedback_hourly_groups
+                   where project_id = ${projectId} and hour_ms >= ${from} and hour_ms < ${to} ${where}`;
+      }
+      if (source === 'all-ratings') {
+        // feedback_hourly: a row stands for n rows with the same tags and rating names, so each name counts n.
+        return sql`select ${keyColumns('hour_ms')}, n, scored,
+                     json_build_array(scorer_tags, null, null, scorer_rating_names, null, null, rating_sums::text[], null) as m
+                   from tracing.feedback_hourly
+                   where project_id = ${projectId} and not by_rating and hour_ms >= ${from} and hour_ms < ${to} ${where}`;
+      }
+      return ratingRangeRows(projectId, request, source === 'cdf-dims', from, to, keyColumns('hour_ms'));
+    };
     const sources = hours
       ? [
           ...(request.after_ms < hours.from ? [raw(request.after_ms, hours.from)] : []),
@@ -98,26 +112,7 @@ export const feedbackStore = {
           ...(hours.to < request.before_ms ? [raw(hours.to, request.before_ms)] : []),
         ]
       : [raw(request.after_ms, request.before_ms)];
-    // Counts, tags and ratings are grouped separately (tags and rating keys are unnested) and joined back on the
-    // bucket and group keys, so each bucket is one row whose maps are jsonb objects. Sums stay numeric until the
-    // end (exact whatever the order), then become the float8 the API answers.
-    const joinOn = (alias: string) => sql.join([sql`${sql.ref(`${alias}.b`)} = c.b`, ...groupBy.map((_, index) => sql`${sql.ref(`${alias}.g${index}`)} = ${sql.ref(`c.g${index}`)}`)], sql` and `);
-    const result = await sql<AggregateRow>`
-      with f as materialized (${sql.join(sources, sql` union all `)}),
-      c as (select ${keys}, sum(n)::int as n, sum(scored)::int as s from f group by ${keys}),
-      t as (
-        select ${keys}, jsonb_object_agg(tag, n) as tag_counts
-        from (select ${keys}, u.tag, sum(coalesce(u.n, f.n))::int as n
-              from f cross join lateral unnest(f.tag_names, f.tag_counts) as u(tag, n) group by ${keys}, u.tag) per_tag
-        group by ${keys}),
-      r as (
-        select ${keys}, jsonb_object_agg(name, n) as rating_counts, jsonb_object_agg(name, total::float8) as rating_sums
-        from (select ${keys}, u.name, sum(coalesce(u.n, f.n))::int as n, sum(u.total) as total
-              from f cross join lateral unnest(f.rating_names, f.rating_counts, f.rating_sums) as u(name, n, total) group by ${keys}, u.name) per_rating
-        group by ${keys})
-      select c.*, coalesce(t.tag_counts, '{}') as tag_counts, coalesce(r.rating_counts, '{}') as rating_counts, coalesce(r.rating_sums, '{}') as rating_sums
-      from c left join t on ${joinOn('t')} left join r on ${joinOn('r')}`.execute(db);
-    return result.rows;
+    return sql<SourceRow>`${sql.join(sources, sql` union all `)}`;
   },
 };
 
@@ -126,13 +121,42 @@ const HOUR_MS = 3_600_000;
 /**
  * The rollup that answers a request's whole hours: `groups` (tracing.feedback_hourly_groups) when every filter is
  * on a column it keeps (scorer_id, span_agent_name; it keeps every group_by column), else feedback_hourly's
- * `by-rating` grain for rating bounds, else its `all-ratings` grain.
+ * `all-ratings` grain; with rating bounds, the prefix sums of tracing.feedback_rating_cdf, at its per-group grain
+ * (`cdf-groups`) or, with other filters, its per-dimensions grain (`cdf-dims`).
  */
-export function rollupSourceOf(request: FeedbackAggregateQuery): 'groups' | 'by-rating' | 'all-ratings' {
+export function rollupSourceOf(request: FeedbackAggregateQuery): 'groups' | 'all-ratings' | 'cdf-groups' | 'cdf-dims' {
   const given = (value: unknown) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
-  if (given(request.rating_min) || given(request.rating_max)) return 'by-rating';
-  if (given(request.feedback_types) || given(request.monitor_ids) || given(request.span_types) || given(request.tags)) return 'all-ratings';
-  return 'groups';
+  const otherFilters = given(request.feedback_types) || given(request.monitor_ids) || given(request.span_types) || given(request.tags);
+  if (given(request.rating_min) || given(request.rating_max)) return otherFilters ? 'cdf-dims' : 'cdf-groups';
+  return otherFilters ? 'all-ratings' : 'groups';
+}
+
+/**
+ * Rows of tracing.feedback_rating_cdf restricted to the request's rating bounds: per row, `hi` = the number of its
+ * ratings ≤ rating_max and `lo` = the number < rating_min (binary searches: width_bucket counts the entries ≤ its
+ * operand; one equal to rating_min is taken back out), so its rows in range are prefix sum hi minus prefix sum lo.
+ * The maps go out as both prefix-sum slices; BucketMerger subtracts them (exactly, for the numeric sums).
+ */
+function ratingRangeRows(projectId: string, request: FeedbackAggregateQuery, byDims: boolean, from: number, to: number, keyColumns: RawBuilder<unknown>) {
+  const min = request.rating_min ?? null;
+  const max = request.rating_max ?? null;
+  const lo = min === null ? sql`0` : sql`width_bucket(${min}::float8, c.ratings) - coalesce((c.ratings[width_bucket(${min}::float8, c.ratings)] = ${min}::float8)::int, 0)`;
+  const hi = max === null ? sql`cardinality(c.ratings)` : sql`width_bucket(${max}::float8, c.ratings)`;
+  const filters = filtersOf({ ...request, rating_min: null, rating_max: null });
+  const where = filters.length ? sql`and ${sql.join(filters, sql` and `)}` : sql``;
+  const slice = (column: string, at: string, width: string) => sql.raw(`x.${column}[x.${at} * x.${width} + 1 : x.${at} * x.${width} + x.${width}]`);
+  return sql`
+    select ${keyColumns}, x.n, x.scored,
+           json_build_array(x.tag_names, ${slice('cum_tag_counts', 'hi', 't')}, ${slice('cum_tag_counts', 'lo', 't')},
+                            x.rating_names, ${slice('cum_rating_counts', 'hi', 'r')}, ${slice('cum_rating_counts', 'lo', 'r')},
+                            ${slice('cum_rating_sums', 'hi', 'r')}::text[], ${slice('cum_rating_sums', 'lo', 'r')}::text[]) as m
+    from (
+      select c.*, k.hi, k.lo, cardinality(c.tag_names) as t, cardinality(c.rating_names) as r,
+             c.cum_n[k.hi + 1] - c.cum_n[k.lo + 1] as n, c.cum_scored[k.hi + 1] - c.cum_scored[k.lo + 1] as scored
+      from tracing.feedback_rating_cdf c cross join lateral (select ${hi} as hi, ${lo} as lo) k
+      where c.project_id = ${projectId} and c.by_dims = ${byDims} and c.hour_ms >= ${from} and c.hour_ms < ${to} ${where}
+    ) x
+    where x.n > 0`;
 }
 
 /**

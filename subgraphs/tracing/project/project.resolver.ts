@@ -7,7 +7,7 @@ import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { MAX_CALLS_PAGE } from '../call/call.schemas.js';
 import { Call, CallConnection, CallFilter, CallSortInput, toCall } from '../call/call.type.js';
 import { FeedbackSortInput } from '../feedback/feedback-sort.type.js';
-import { Feedback, FeedbackAggregate, toFeedback } from '../feedback/feedback.type.js';
+import { Feedback, FeedbackAggregate, toFeedback, toFeedbackAggregate } from '../feedback/feedback.type.js';
 import { ObjectSortInput, TraceTableRow, TraceObject, toTraceObject } from '../object/object.type.js';
 import { Score, toScore } from '../score/score.type.js';
 import type { TracingServices } from '../services.js';
@@ -202,21 +202,7 @@ export class TracingProjectResolver {
       span_types: spanTypes,
       group_by: groupBy,
     });
-    const result = await this.services.feedback.aggregate(projectId, request);
-    return {
-      afterMs: result.after_ms,
-      beforeMs: result.before_ms,
-      timeBucketSeconds: result.time_bucket_seconds,
-      buckets: result.buckets.map((bucket) => ({
-        timeBucketStartMs: bucket.time_bucket_start_ms,
-        group: bucket.group,
-        totalCount: bucket.total_count,
-        scoredCount: bucket.scored_count,
-        tagCounts: bucket.tag_counts,
-        ratingCounts: bucket.rating_counts,
-        ratingSums: bucket.rating_sums,
-      })),
-    };
+    return toFeedbackAggregate(await this.services.feedback.aggregate(projectId, request));
   }
 }
 

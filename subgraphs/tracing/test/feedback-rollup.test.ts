@@ -112,13 +112,14 @@ async function rollupSnapshot() {
   return [
     ...(await sql<Record<string, unknown>>`select * from tracing.feedback_hourly order by project_id, by_rating, hour_ms, dims_key`.execute(db)).rows,
     ...(await sql<Record<string, unknown>>`select * from tracing.feedback_hourly_groups order by project_id, hour_ms, group_key`.execute(db)).rows,
+    ...(await sql<Record<string, unknown>>`select * from tracing.feedback_rating_cdf order by project_id, by_dims, hour_ms, key`.execute(db)).rows,
   ];
 }
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   db = platform.db.forSchema<TracingDatabase>('tracing');
-  feedback = new FeedbackService(db);
+  feedback = new FeedbackService(db, platform.db.pool);
   await insertRows(Array.from({ length: 1500 }, (_, i) => randomRow(i)));
   await insertRows(Array.from({ length: 300 }, (_, i) => randomRow(2000 + i)));
   // Through the service path too (one row per statement), then moved into the span.
@@ -163,6 +164,18 @@ describe('feedback hourly rollup', () => {
                 or cardinality(tag_names) <> cardinality(tag_counts) or cardinality(rating_names) <> cardinality(rating_counts)
                 or cardinality(rating_names) <> cardinality(rating_sums))::int as n`.execute(db);
     expect(empty.rows[0]!.n).toBe(0);
+    // The prefix sums end at the rows that carry a rating, in both grains, and every array has its shape.
+    const cdf = await sql<{ rated: number; groups: number; dims: number; malformed: number }>`
+      select (select count(*)::int from tracing.feedback where rating is not null) as rated,
+             (select sum(cum_n[cardinality(cum_n)])::int from tracing.feedback_rating_cdf where not by_dims) as groups,
+             (select sum(cum_n[cardinality(cum_n)])::int from tracing.feedback_rating_cdf where by_dims) as dims,
+             (select count(*)::int from tracing.feedback_rating_cdf
+              where cardinality(ratings) = 0 or cardinality(cum_n) <> cardinality(ratings) + 1 or cardinality(cum_scored) <> cardinality(cum_n)
+                 or cardinality(cum_tag_counts) <> cardinality(cum_n) * cardinality(tag_names)
+                 or cardinality(cum_rating_counts) <> cardinality(cum_n) * cardinality(rating_names)
+                 or cardinality(cum_rating_sums) <> cardinality(cum_rating_counts)) as malformed`.execute(db);
+    expect(cdf.rows[0]).toEqual({ rated: cdf.rows[0]!.rated, groups: cdf.rows[0]!.rated, dims: cdf.rows[0]!.rated, malformed: 0 });
+    expect(cdf.rows[0]!.rated).toBeGreaterThan(500);
   });
 
   it('answers 200 randomized requests exactly like the raw rows', async () => {
@@ -190,6 +203,74 @@ describe('feedback hourly rollup', () => {
       expect(fromRollup, JSON.stringify(request)).toEqual(fromRows);
     }
     expect(usedGroups).toBeGreaterThan(75);
+  });
+
+  it('answers 200 randomized rating-bounded requests (prefix sums) like the raw rows: bounds equal to, between and beyond stored ratings', async () => {
+    const stored = (await sql<{ rating: number }>`select distinct rating from tracing.feedback where rating is not null`.execute(db)).rows.map((row) => row.rating);
+    const bound = () =>
+      pick([
+        () => pick(stored), // equal to a stored rating
+        () => pick(RATINGS),
+        () => (pick(stored) + pick(stored)) / 2, // between stored ratings (or equal, when the two are the same)
+        () => 0,
+        () => 1,
+        () => random(),
+      ])();
+    const sources = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const request = random() < 0.5 ? randomGroupsRequest() : randomRequest();
+      delete request.rating_min;
+      delete request.rating_max;
+      if (random() < 0.8) request.rating_min = bound();
+      if (random() < 0.8 || request.rating_min === undefined) request.rating_max = bound();
+      sources.add(rollupSourceOf(request as never));
+      const fromRollup = await feedback.aggregate(P, request);
+      const fromRows = await feedback.aggregate(P, request, { rollup: false });
+      expect(fromRollup, JSON.stringify(request)).toEqual(fromRows);
+    }
+    expect([...sources].sort()).toEqual(['cdf-dims', 'cdf-groups']);
+  });
+
+  it('keeps the prefix sums exact when two transactions write to the same hour and group at once', async () => {
+    const at = T0 + 50 * HOUR; // beyond every randomized window
+    const row = (rating: number) => ({ ...randomRow(9000), created_ms: at + 10, scorer_id: 'Tox', span_agent_name: 'agent1', span_agent_version: 'v1',
+      span_status_code: 'OK', scorer_rating_names: ['_rating_'], scorer_rating_values: [rating], rating });
+    const insertIn = (trx: Kysely<TracingDatabase>, rows: ReturnType<typeof randomRow>[]) => sql`
+      insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, created_ms, created_at, scorer_id, span_agent_name,
+        span_agent_version, span_status_code, scorer_tags, scorer_rating_names, scorer_rating_values, rating)
+      select project_id, id, weave_ref, feedback_type, payload, created_ms, to_timestamp(created_ms / 1000.0), scorer_id, span_agent_name,
+        span_agent_version, span_status_code, scorer_tags, scorer_rating_names, scorer_rating_values, rating
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(project_id text, id uuid, weave_ref text, feedback_type text, payload jsonb,
+        created_ms bigint, scorer_id text, span_agent_name text, span_agent_version text, span_status_code text, scorer_tags text[],
+        scorer_rating_names text[], scorer_rating_values float8[], rating float8)`.execute(trx);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let firstWritten!: () => void;
+    const written = new Promise<void>((resolve) => (firstWritten = resolve));
+    const first = db.transaction().execute(async (trx) => {
+      await insertIn(trx, [row(0.3), row(0.6)]);
+      firstWritten();
+      await held; // still open while the second writer recomputes the same (hour, group)
+    });
+    await written;
+    const second = db.transaction().execute((trx) => insertIn(trx, [row(0.45), row(0.9)]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    await Promise.all([first, second]);
+    const request = { after_ms: at, before_ms: at + HOUR, rating_min: 0.3, rating_max: 0.6, group_by: ['scorer_id'] };
+    expect(rollupSourceOf(request as never)).toBe('cdf-groups');
+    const fromRollup = await feedback.aggregate(P, request);
+    expect(fromRollup.buckets[0]!.total_count).toBe(3);
+    expect(fromRollup).toEqual(await feedback.aggregate(P, request, { rollup: false }));
+  });
+
+  it('refuses feedback writes outside READ COMMITTED, which the prefix-sum recompute relies on', async () => {
+    await expect(
+      db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+        await sql`insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, created_ms)
+          values (${P}, gen_random_uuid(), 'weave:///x/call/y', 'wandb.note', '{}', ${T0 + 5})`.execute(trx);
+      }),
+    ).rejects.toThrow(/READ COMMITTED/);
   });
 
   it('keeps ratings apart that print alike (a writer with extra_float_digits = 0)', async () => {
