@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { TextDecoder } from 'node:util';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { Dispatcher, Pool } from 'undici';
+import { dispatchPost, type PostRequest } from './dispatch-post.js';
 import { ResponseBodyError, type WholeResponse } from './whole-response.js';
 
 /**
@@ -36,11 +37,10 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
  */
 export function requestEventStream(
   pool: Pool,
-  request: { path: string; headers: Record<string, string>; body: string },
+  request: PostRequest,
   signal: AbortSignal,
 ): Promise<EventStreamResponse | WholeResponse> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
     let controller: Dispatcher.DispatchController | undefined;
     let statusCode = 0;
     let headers: IncomingHttpHeaders = {};
@@ -60,9 +60,6 @@ export function requestEventStream(
       wake = undefined;
       resume?.();
     };
-    const onAbort = () => controller?.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settle = () => signal.removeEventListener('abort', onAbort);
 
     async function* events(): AsyncGenerator<string> {
       for (;;) {
@@ -100,7 +97,6 @@ export function requestEventStream(
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(requestController) {
         controller = requestController;
-        if (signal.aborted) requestController.abort(signal.reason);
       },
       onResponseStart(_controller, status, responseHeaders) {
         statusCode = status;
@@ -126,7 +122,6 @@ export function requestEventStream(
         if (queue.length > 0) notify();
       },
       onResponseEnd() {
-        settle();
         if (statusCode !== 200) {
           resolve({ statusCode, headers, text: Buffer.concat(chunks).toString('utf8') });
           return;
@@ -136,7 +131,6 @@ export function requestEventStream(
         notify();
       },
       onResponseError(_controller, error) {
-        settle();
         if (statusCode === 0) return reject(error);
         if (statusCode !== 200) return reject(new ResponseBodyError(error, statusCode, headers));
         if (closed) return;
@@ -145,9 +139,8 @@ export function requestEventStream(
       },
     };
     try {
-      pool.dispatch({ path: request.path, method: 'POST', headers: request.headers, body: request.body }, handler);
+      dispatchPost(pool, request, signal, handler);
     } catch (error) {
-      settle();
       reject(error);
     }
   });

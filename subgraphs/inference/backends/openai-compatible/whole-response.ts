@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher, Pool } from 'undici';
+import type { Pool } from 'undici';
+import { dispatchPost, type PostRequest } from './dispatch-post.js';
 
 /**
  * A POST whose whole response body is wanted at once (non-streaming completions), through undici's `dispatch`
@@ -27,46 +28,31 @@ export class ResponseBodyError extends Error {
  * Rejects with undici's own error when the request failed before a response started (connection error, no first
  * byte in time), with a ResponseBodyError when it failed while reading the body; `signal` aborts it.
  */
-export function requestWhole(
-  pool: Pool,
-  request: { path: string; headers: Record<string, string>; body: string },
-  signal: AbortSignal,
-): Promise<WholeResponse> {
+export function requestWhole(pool: Pool, request: PostRequest, signal: AbortSignal): Promise<WholeResponse> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    let controller: Dispatcher.DispatchController | undefined;
     let statusCode = 0;
     let headers: IncomingHttpHeaders = {};
     let started = false;
     const chunks: Buffer[] = [];
-    const onAbort = () => controller?.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(requestController) {
-        controller = requestController;
-        if (signal.aborted) requestController.abort(signal.reason);
-      },
-      onResponseStart(_controller, status, responseHeaders) {
-        statusCode = status;
-        headers = responseHeaders;
-        started = true;
-      },
-      onResponseData(_controller, chunk) {
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        signal.removeEventListener('abort', onAbort);
-        resolve({ statusCode, headers, text: Buffer.concat(chunks).toString('utf8') });
-      },
-      onResponseError(_controller, error) {
-        signal.removeEventListener('abort', onAbort);
-        reject(started ? new ResponseBodyError(error, statusCode, headers) : error);
-      },
-    };
     try {
-      pool.dispatch({ path: request.path, method: 'POST', headers: request.headers, body: request.body }, handler);
+      dispatchPost(pool, request, signal, {
+        onRequestStart() {},
+        onResponseStart(_controller, status, responseHeaders) {
+          statusCode = status;
+          headers = responseHeaders;
+          started = true;
+        },
+        onResponseData(_controller, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          resolve({ statusCode, headers, text: Buffer.concat(chunks).toString('utf8') });
+        },
+        onResponseError(_controller, error) {
+          reject(started ? new ResponseBodyError(error, statusCode, headers) : error);
+        },
+      });
     } catch (error) {
-      signal.removeEventListener('abort', onAbort);
       reject(error);
     }
   });
