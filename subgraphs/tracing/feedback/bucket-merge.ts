@@ -92,30 +92,17 @@ export class BucketMerger {
     bucket.scored += row.scored;
     const [tagNames, tagCounts, tagCountsBelow, ratingNames, ratingCounts, ratingCountsBelow, ratingSums, ratingSumsBelow] = row.m;
     for (let i = 0; i < tagNames.length; i++) {
-      const count = tagCounts ? tagCounts[i]! - (tagCountsBelow ? tagCountsBelow[i]! : 0) : row.n;
-      if (count === 0) continue;
-      const { names, values } = bucket.tags;
-      const at = names.indexOf(tagNames[i]!);
-      if (at < 0) {
-        names.push(tagNames[i]!);
-        values.push(count);
-      } else {
-        values[at]! += count;
-      }
+      const count = countAt(tagCounts, tagCountsBelow, i, row.n);
+      if (count !== 0) addCount(bucket.tags, tagNames[i]!, count);
     }
     for (let i = 0; i < ratingNames.length; i++) {
-      const count = ratingCounts ? ratingCounts[i]! - (ratingCountsBelow ? ratingCountsBelow[i]! : 0) : row.n;
+      const count = countAt(ratingCounts, ratingCountsBelow, i, row.n);
       if (count === 0) continue;
-      const { names, values } = bucket.ratingCounts;
-      let at = names.indexOf(ratingNames[i]!);
-      if (at < 0) {
-        at = names.push(ratingNames[i]!) - 1;
-        values.push(count);
-        bucket.ratingSums.push(new DecimalSum(ratingSums[i]!));
-      } else {
-        values[at]! += count;
-        bucket.ratingSums[at]!.add(ratingSums[i]!);
-      }
+      const known = bucket.ratingCounts.names.length;
+      const at = addCount(bucket.ratingCounts, ratingNames[i]!, count);
+      // Sums sit beside the counts, position for position.
+      if (at === known) bucket.ratingSums.push(new DecimalSum(ratingSums[i]!));
+      else bucket.ratingSums[at]!.add(ratingSums[i]!);
       if (ratingSumsBelow) bucket.ratingSums[at]!.add(ratingSumsBelow[i]!, -1);
     }
   }
@@ -136,6 +123,22 @@ export class BucketMerger {
     }
     return merged;
   }
+}
+
+/** A map entry's count in a source row: its value, less the prefix sum below the range, or the row's n (see SourceMaps). */
+function countAt(counts: number[] | null, below: number[] | null, index: number, n: number): number {
+  return counts ? counts[index]! - (below ? below[index]! : 0) : n;
+}
+
+/** Adds `count` under `name` and returns the name's position (the end of `names` when it is new). */
+function addCount(entries: Entries<number>, name: string, count: number): number {
+  const at = entries.names.indexOf(name);
+  if (at >= 0) {
+    entries.values[at]! += count;
+    return at;
+  }
+  entries.values.push(count);
+  return entries.names.push(name) - 1;
 }
 
 /**
