@@ -298,18 +298,20 @@ async function handWrittenRollupAggregate(db: pg.Pool, body: { after_ms: number;
   }
   if (body.rating_min !== undefined || body.rating_max !== undefined) {
     // Rating bounds: the prefix sums (feedback_rating_cdf), per group columns or, with tags, per dimensions; each
-    // row's range is hi - lo (binary searches), its tag and rating maps unnested from the two prefix-sum slices.
+    // row's range is hi - lo (binary searches), its tag and rating maps unnested from the two rendered prefix sums.
     const params: unknown[] = [body.after_ms, body.before_ms, body.rating_min ?? 0, body.rating_max ?? 1];
     const tags = body.tags ? `and scorer_tags && $${params.push(body.tags)}::text[]` : '';
+    const section = (prefix: string, index: number, type: string) => `string_to_array(split_part(${prefix}, ';', ${index}), ',')::${type}[]`;
     return db.query(
       `with f as materialized (
          select hour_ms as b, coalesce(scorer_id, '') as s, cum_n[hi + 1] - cum_n[lo + 1] as n, cum_scored[hi + 1] - cum_scored[lo + 1] as v,
-                tag_names, cum_tag_counts[hi * t + 1 : hi * t + t] as tags_hi, cum_tag_counts[lo * t + 1 : lo * t + t] as tags_lo,
-                rating_names, cum_rating_counts[hi * r + 1 : hi * r + r] as counts_hi, cum_rating_counts[lo * r + 1 : lo * r + r] as counts_lo,
-                cum_rating_sums[hi * r + 1 : hi * r + r] as sums_hi, cum_rating_sums[lo * r + 1 : lo * r + r] as sums_lo
+                array(select json_array_elements_text(names::json -> 0)) as tag_names, ${section('cum_maps[hi + 1]', 1, 'bigint')} as tags_hi,
+                ${section('cum_maps[lo + 1]', 1, 'bigint')} as tags_lo,
+                array(select json_array_elements_text(names::json -> 1)) as rating_names, ${section('cum_maps[hi + 1]', 2, 'bigint')} as counts_hi,
+                ${section('cum_maps[lo + 1]', 2, 'bigint')} as counts_lo,
+                ${section('cum_maps[hi + 1]', 3, 'numeric')} as sums_hi, ${section('cum_maps[lo + 1]', 3, 'numeric')} as sums_lo
          from (select c.*, width_bucket($4::float8, ratings) as hi,
-                      width_bucket($3::float8, ratings) - coalesce((ratings[width_bucket($3::float8, ratings)] = $3::float8)::int, 0) as lo,
-                      cardinality(tag_names) as t, cardinality(rating_names) as r
+                      width_bucket($3::float8, ratings) - coalesce((ratings[width_bucket($3::float8, ratings)] = $3::float8)::int, 0) as lo
                from tracing.feedback_rating_cdf c
                where project_id = 'trellis/agg' and by_dims = ${Boolean(body.tags)} and hour_ms >= $1 and hour_ms < $2 ${tags}) x)
        select b, s, null as k, sum(n) as n, sum(v) as v from f where n > 0 group by b, s

@@ -1,30 +1,19 @@
 import { DecimalSum } from './decimal-sum.js';
+import { MapsReader, NamesCache } from './rendered-maps.js';
 
 /**
- * The maps of one source row of the aggregation, as the SQL sends them (one JSON array, which node-postgres parses
- * natively; PostgreSQL arrays would be parsed in JavaScript, several times slower):
- * `[tagNames, tagCounts, tagCountsBelow, ratingNames, ratingCounts, ratingCountsBelow, ratingSums, ratingSumsBelow]`.
- * - counts null: every occurrence of a name counts the row's `n` (a rollup row standing for n identical rows);
- * - `…Below` non-null: the row is a range of prefix sums (feedback_rating_cdf): each value is `counts[i] - below[i]`;
- * - sums are PostgreSQL numeric text, added exactly (DecimalSum).
+ * One row of the aggregation statement: a bucket (0 when unbucketed), the group values g0…, counts, and its maps
+ * rendered as text (rendered-maps.ts): `maps` holds the row's counts and sums; `below`, when not null, is a
+ * prefix sum to take away from them (feedback_rating_cdf: the rows in a rating range are maps − below). Sums are
+ * numeric text, added exactly.
  */
-export type SourceMaps = [
-  tagNames: string[],
-  tagCounts: number[] | null,
-  tagCountsBelow: number[] | null,
-  ratingNames: string[],
-  ratingCounts: number[] | null,
-  ratingCountsBelow: number[] | null,
-  ratingSums: string[],
-  ratingSumsBelow: string[] | null,
-];
-
-/** One row of the aggregation statement: a bucket (0 when unbucketed), the group values g0…, counts and maps. */
 export interface SourceRow {
   b: number;
   n: number;
   scored: number;
-  m: SourceMaps;
+  names: string;
+  maps: string;
+  below: string | null;
   [group: `g${number}`]: string;
 }
 
@@ -66,6 +55,10 @@ export class BucketMerger {
   private readonly byBucket = new Map<number, Map<string, Accumulator>>();
   private readonly groupKeys: `g${number}`[];
   private readonly all: Accumulator[] = [];
+  private readonly names = new NamesCache();
+  private readonly maps = new MapsReader();
+  private readonly below = new MapsReader();
+  private readonly ratingCounts: number[] = [];
 
   constructor(groupCount: number) {
     this.groupKeys = Array.from({ length: groupCount }, (_, index) => `g${index}` as const);
@@ -90,33 +83,50 @@ export class BucketMerger {
     }
     bucket.n += row.n;
     bucket.scored += row.scored;
-    const [tagNames, tagCounts, tagCountsBelow, ratingNames, ratingCounts, ratingCountsBelow, ratingSums, ratingSumsBelow] = row.m;
-    for (let i = 0; i < tagNames.length; i++) {
-      const count = countAt(tagCounts, tagCountsBelow, i, row.n);
-      if (count !== 0) addCount(bucket.tags, tagNames[i]!, count);
+    const { tags, ratings } = this.names.of(row.names);
+    const maps = this.maps.start(row.maps);
+    const below = row.below === null ? null : this.below.start(row.below);
+    for (let i = 0; i < tags.length; i++) {
+      const count = maps.count() - (below ? below.count() : 0);
+      if (count !== 0) addCount(bucket.tags, tags[i]!, count);
     }
-    for (let i = 0; i < ratingNames.length; i++) {
-      const count = countAt(ratingCounts, ratingCountsBelow, i, row.n);
-      if (count === 0) continue;
+    maps.endSection(0);
+    below?.endSection(0);
+    // Rating counts, then the sums beside them (section by section; the counts wait in a scratch array).
+    const counts = this.ratingCounts;
+    maps.section(1);
+    below?.section(1);
+    for (let i = 0; i < ratings.length; i++) counts[i] = maps.count() - (below ? below.count() : 0);
+    maps.endSection(1);
+    below?.endSection(1);
+    maps.section(2);
+    below?.section(2);
+    for (let i = 0; i < ratings.length; i++) {
+      const sum = maps.decimal();
+      const sumBelow = below ? below.decimal() : null;
+      if (counts[i] === 0) continue;
       const known = bucket.ratingCounts.names.length;
-      const at = addCount(bucket.ratingCounts, ratingNames[i]!, count);
+      const at = addCount(bucket.ratingCounts, ratings[i]!, counts[i]!);
       // Sums sit beside the counts, position for position.
-      if (at === known) bucket.ratingSums.push(new DecimalSum(ratingSums[i]!));
-      else bucket.ratingSums[at]!.add(ratingSums[i]!);
-      if (ratingSumsBelow) bucket.ratingSums[at]!.add(ratingSumsBelow[i]!, -1);
+      if (at === known) bucket.ratingSums.push(new DecimalSum(sum));
+      else bucket.ratingSums[at]!.add(sum);
+      if (sumBelow !== null) bucket.ratingSums[at]!.add(sumBelow, -1);
     }
+    maps.endSection(2);
+    below?.endSection(2);
   }
 
   buckets(): MergedBucket[] {
     const merged: MergedBucket[] = [];
+    const orders = new KeyOrders();
     for (const bucket of this.all) {
-      const ratingOrder = jsonbOrder(bucket.ratingCounts.names);
+      const ratingOrder = orders.of(bucket.ratingCounts.names);
       merged.push({
         b: bucket.b,
         groups: bucket.groups,
         n: bucket.n,
         scored: bucket.scored,
-        tagCounts: objectOf(bucket.tags.names, bucket.tags.values, jsonbOrder(bucket.tags.names)),
+        tagCounts: objectOf(bucket.tags.names, bucket.tags.values, orders.of(bucket.tags.names)),
         ratingCounts: objectOf(bucket.ratingCounts.names, bucket.ratingCounts.values, ratingOrder),
         ratingSums: objectOf(bucket.ratingCounts.names, bucket.ratingSums.map((sum) => sum.toNumber()), ratingOrder),
       });
@@ -125,9 +135,23 @@ export class BucketMerger {
   }
 }
 
-/** A map entry's count in a source row: its value, less the prefix sum below the range, or the row's n (see SourceMaps). */
-function countAt(counts: number[] | null, below: number[] | null, index: number, n: number): number {
-  return counts ? counts[index]! - (below ? below[index]! : 0) : n;
+const NO_KEYS: readonly number[] = [];
+const ONE_KEY: readonly number[] = [0];
+
+/** jsonbOrder of name lists, each distinct list sorted once: most buckets hold the same names in the same order. */
+class KeyOrders {
+  private readonly known = new Map<string, number[]>();
+
+  of(names: string[]): readonly number[] {
+    if (names.length < 2) return names.length === 0 ? NO_KEYS : ONE_KEY;
+    const key = names.join('\u0000'); // (PostgreSQL text cannot hold NUL)
+    let order = this.known.get(key);
+    if (!order) {
+      order = jsonbOrder(names);
+      this.known.set(key, order);
+    }
+    return order;
+  }
 }
 
 /** Adds `count` under `name` and returns the name's position (the end of `names` when it is new). */
@@ -161,7 +185,7 @@ function isAscii(text: string): boolean {
   return true;
 }
 
-function objectOf<V>(names: string[], values: V[], order: number[]): Record<string, V> {
+function objectOf<V>(names: string[], values: V[], order: readonly number[]): Record<string, V> {
   const object: Record<string, V> = {};
   for (const index of order) {
     const key = names[index]!;

@@ -44,8 +44,9 @@ export const feedbackStore = {
    * aggregated per bucket and group here (so a long raw window sends buckets, not rows). Which rollup: see
    * rollupSourceOf.
    *
-   * Every source gives rows of one shape — bucket, group values, count, scored count, and its maps as one JSON
-   * array (SourceMaps). Rating sums travel as numeric text and are added exactly.
+   * Every source gives rows of one shape (SourceRow) — bucket, group values, count, scored count, and its maps
+   * rendered as text by the functions of migration 2026-11-22T0300 (the rollups store them rendered). Rating sums
+   * travel as numeric text and are added exactly.
    */
   async aggregateSources(db: Db, projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): Promise<SourceRow[]> {
     return (await feedbackStore.aggregateSourcesQuery(projectId, request, options).execute(db)).rows;
@@ -83,23 +84,20 @@ export const feedbackStore = {
                 from f cross join lateral unnest(f.scorer_rating_names, f.scorer_rating_values) as u(name, value) group by ${keys}, u.name) per_rating
           group by ${keys})
         select ${keys}, c.n, c.scored,
-               json_build_array(coalesce(t.names, '{}'), coalesce(t.counts, '{}'), null, coalesce(r.names, '{}'), coalesce(r.counts, '{}'), null,
-                                coalesce(r.sums, '{}')::text[], null) as m
+               tracing.render_names(coalesce(t.names, '{}'), coalesce(r.names, '{}')) as names,
+               tracing.render_maps(coalesce(t.counts, '{}'), coalesce(r.counts, '{}'), coalesce(r.sums, '{}')) as maps, null::text as below
         from c left join t using (${keys}) left join r using (${keys})
       ) as raw_rows`;
     const hours = options.rollup === false ? null : wholeHoursOf(request.after_ms, request.before_ms, bucketMs);
     const rollup = (from: number, to: number) => {
       const source = rollupSourceOf(request);
       if (source === 'groups') {
-        return sql`select ${keyColumns('hour_ms')}, n, scored,
-                     json_build_array(tag_names, tag_counts, null, rating_names, rating_counts, null, rating_sums::text[], null) as m
+        return sql`select ${keyColumns('hour_ms')}, n, scored, names, maps, null::text as below
                    from tracing.feedback_hourly_groups
                    where project_id = ${projectId} and hour_ms >= ${from} and hour_ms < ${to} ${where}`;
       }
       if (source === 'all-ratings') {
-        // feedback_hourly: a row stands for n rows with the same tags and rating names, so each name counts n.
-        return sql`select ${keyColumns('hour_ms')}, n, scored,
-                     json_build_array(scorer_tags, null, null, scorer_rating_names, null, null, rating_sums::text[], null) as m
+        return sql`select ${keyColumns('hour_ms')}, n, scored, names, maps, null::text as below
                    from tracing.feedback_hourly
                    where project_id = ${projectId} and not by_rating and hour_ms >= ${from} and hour_ms < ${to} ${where}`;
       }
@@ -135,7 +133,8 @@ export function rollupSourceOf(request: FeedbackAggregateQuery): 'groups' | 'all
  * Rows of tracing.feedback_rating_cdf restricted to the request's rating bounds: per row, `hi` = the number of its
  * ratings ≤ rating_max and `lo` = the number < rating_min (binary searches: width_bucket counts the entries ≤ its
  * operand; one equal to rating_min is taken back out), so its rows in range are prefix sum hi minus prefix sum lo.
- * The maps go out as both prefix-sum slices; BucketMerger subtracts them (exactly, for the numeric sums).
+ * The maps go out as the two rendered prefix sums (none below when lo = 0); BucketMerger subtracts them (exactly,
+ * for the numeric sums).
  */
 function ratingRangeRows(projectId: string, request: FeedbackAggregateQuery, byDims: boolean, from: number, to: number, keyColumns: RawBuilder<unknown>) {
   const min = request.rating_min ?? null;
@@ -144,15 +143,10 @@ function ratingRangeRows(projectId: string, request: FeedbackAggregateQuery, byD
   const hi = max === null ? sql`cardinality(c.ratings)` : sql`width_bucket(${max}::float8, c.ratings)`;
   const filters = filtersOf({ ...request, rating_min: null, rating_max: null });
   const where = filters.length ? sql`and ${sql.join(filters, sql` and `)}` : sql``;
-  const slice = (column: string, at: string, width: string) => sql.raw(`x.${column}[x.${at} * x.${width} + 1 : x.${at} * x.${width} + x.${width}]`);
   return sql`
-    select ${keyColumns}, x.n, x.scored,
-           json_build_array(x.tag_names, ${slice('cum_tag_counts', 'hi', 't')}, ${slice('cum_tag_counts', 'lo', 't')},
-                            x.rating_names, ${slice('cum_rating_counts', 'hi', 'r')}, ${slice('cum_rating_counts', 'lo', 'r')},
-                            ${slice('cum_rating_sums', 'hi', 'r')}::text[], ${slice('cum_rating_sums', 'lo', 'r')}::text[]) as m
+    select ${keyColumns}, x.n, x.scored, x.names, x.cum_maps[x.hi + 1] as maps, case when x.lo > 0 then x.cum_maps[x.lo + 1] end as below
     from (
-      select c.*, k.hi, k.lo, cardinality(c.tag_names) as t, cardinality(c.rating_names) as r,
-             c.cum_n[k.hi + 1] - c.cum_n[k.lo + 1] as n, c.cum_scored[k.hi + 1] - c.cum_scored[k.lo + 1] as scored
+      select c.*, k.hi, k.lo, c.cum_n[k.hi + 1] - c.cum_n[k.lo + 1] as n, c.cum_scored[k.hi + 1] - c.cum_scored[k.lo + 1] as scored
       from tracing.feedback_rating_cdf c cross join lateral (select ${hi} as hi, ${lo} as lo) k
       where c.project_id = ${projectId} and c.by_dims = ${byDims} and c.hour_ms >= ${from} and c.hour_ms < ${to} ${where}
     ) x

@@ -4,6 +4,7 @@ import * as createEventCursors from './2026-11-21T2130-create-event-cursors.js';
 import * as feedbackHourlyRollup from './2026-11-21T2300-feedback-hourly-rollup.js';
 import * as feedbackHourlyGroups from './2026-11-22T0000-feedback-hourly-groups.js';
 import * as feedbackRatingCdf from './2026-11-22T0100-feedback-rating-cdf.js';
+import * as renderedRollupMaps from './2026-11-22T0300-rendered-rollup-maps.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -12,4 +13,5 @@ export const tracingMigrations: Migrations = {
   '2026-11-21T2300-feedback-hourly-rollup': feedbackHourlyRollup,
   '2026-11-22T0000-feedback-hourly-groups': feedbackHourlyGroups,
   '2026-11-22T0100-feedback-rating-cdf': feedbackRatingCdf,
+  '2026-11-22T0300-rendered-rollup-maps': renderedRollupMaps,
 };
