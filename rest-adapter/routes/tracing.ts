@@ -169,6 +169,21 @@ function toWeaveFeedback(feedback: Record<string, any>) {
   };
 }
 
+/**
+ * `fields` of /feedback/query (validated by FeedbackQueryBody): a record with only those keys; a dotted payload path
+ * is a key of its own whose value is the JSON at that path (null when absent), as Weave answers it.
+ */
+function selectFields(record: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const selected: Record<string, unknown> = {};
+  for (const field of fields) {
+    const [head, ...path] = field.split('.');
+    let value: unknown = record[head!];
+    for (const key of path) value = value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : null;
+    selected[field] = value ?? null;
+  }
+  return selected;
+}
+
 const OBJECT_FIELDS = 'projectId objectId digest versionIndex isLatest kind baseObjectClass val wbUserId createdAt';
 function toWeaveObject(obj: Record<string, any>) {
   return {
@@ -518,7 +533,10 @@ export const tracingRoutes = [
       query: body.query ?? null,
       sortBy: body.sort_by ?? null,
     }),
-    response: (data) => ({ result: (data.project?.feedback ?? []).map(toWeaveFeedback) }),
+    response: (data, { body }) => {
+      const records = (data.project?.feedback ?? []).map(toWeaveFeedback);
+      return { result: body.fields ? records.map((record: Record<string, unknown>) => selectFields(record, body.fields!)) : records };
+    },
   }),
   defineRoute({
     family: 'tracing',

@@ -32,6 +32,31 @@ export const FeedbackCreateBody = Type.Object(
 );
 export type FeedbackCreateBody = Static<typeof FeedbackCreateBody>;
 
+/** The keys of a feedback record in REST answers (Weave's Feedback, and the spec's scorer and span fields). */
+export const FEEDBACK_RECORD_FIELDS = [
+  'id',
+  'project_id',
+  'weave_ref',
+  'feedback_type',
+  'payload',
+  'creator',
+  'runnable_ref',
+  'call_ref',
+  'trigger_ref',
+  'annotation_ref',
+  'wb_user_id',
+  'created_at',
+  'scorer_tags',
+  'scorer_ratings',
+  'span_agent_name',
+  'span_agent_version',
+  'span_status_code',
+] as const;
+export type FeedbackRecordField = (typeof FEEDBACK_RECORD_FIELDS)[number];
+
+/** A record field, or a dotted path into the payload (`payload.note`, `payload.output.score`). */
+const FeedbackFieldName = Type.String({ pattern: `^(${FEEDBACK_RECORD_FIELDS.join('|')}|payload(\\.[^.]+)+)$` });
+
 export const FeedbackQueryBody = Type.Object(
   {
     project_id: ProjectId,
@@ -39,8 +64,8 @@ export const FeedbackQueryBody = Type.Object(
     offset: OptionalNullable(Type.Integer({ minimum: 0 })),
     sort_by: OptionalSortBy,
     query: OptionalQuery,
-    // Accepted for the SDKs; every field is returned.
-    fields: OptionalNullable(Type.Array(Type.String())),
+    // Like Weave: each record has only these keys (a payload path's key is the path, its value the JSON there).
+    fields: OptionalNullable(Type.Array(FeedbackFieldName)),
   },
   { additionalProperties: true },
 );

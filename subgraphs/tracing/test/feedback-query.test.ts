@@ -50,6 +50,27 @@ describe('/feedback/query `query` and `sort_by`', () => {
     expect(newest.body.result[0].payload).toEqual({ output: { score: 0.9 } });
   });
 
+  it('`fields` keeps only the named keys, payload paths included, and refuses unknown names with a 422 at their place', async () => {
+    const res = await traces(platform, '/feedback/query', {
+      project_id: P,
+      fields: ['feedback_type', 'payload.emoji', 'payload.output.score', 'payload.missing.deeper'],
+      query: { $expr: { $eq: [field('weave_ref'), lit(callRef('f2'))] } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual([
+      { feedback_type: 'wandb.reaction.1', 'payload.emoji': '👎', 'payload.output.score': null, 'payload.missing.deeper': null },
+      { feedback_type: 'wandb.runnable.Judge', 'payload.emoji': null, 'payload.output.score': 0.7, 'payload.missing.deeper': null },
+    ]);
+    const whole = await traces(platform, '/feedback/query', { project_id: P, fields: ['payload'], limit: 1 });
+    expect(whole.body.result).toEqual([{ payload: { emoji: '👍', note: 'Great answer' } }]);
+    const bad = await traces(platform, '/feedback/query', { project_id: P, fields: ['id', 'secret_column', 'payload.'] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ['body', 'fields', 1],
+      ['body', 'fields', 2],
+    ]);
+  });
+
   it('GraphQL Project.feedback takes the same query, and bad fields are 422s at their place', async () => {
     const { body } = await platform.graphql(
       `query($q: JSONObject) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "weave_ref", direction: "desc" }]) { weaveRef } } }`,
