@@ -122,9 +122,10 @@ const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runn
   scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
 
 const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
-  $query: JSONObject, $columns: [String!], $expandColumns: [String!], $withFeedback: Boolean = false) {
+  $query: JSONObject, $columns: [String!], $expandColumns: [String!], $returnExpanded: Boolean = true, $withFeedback: Boolean = false) {
   project(entity: $entity, name: $project) {
-    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query, columns: $columns, expandColumns: $expandColumns) {
+    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query, columns: $columns, expandColumns: $expandColumns,
+      returnExpandedColumnValues: $returnExpanded) {
       nodes { ${CALL_FIELDS} feedback @include(if: $withFeedback) { ${FEEDBACK_FIELDS} } }
       pageInfo { hasNextPage endCursor }
     }
@@ -142,6 +143,7 @@ function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: n
     query: body.query ?? null,
     columns: body.columns ?? null,
     expandColumns: body.expand_columns ?? null,
+    returnExpanded: body.return_expanded_column_values !== false,
     withFeedback: body.include_feedback === true,
   };
 }

@@ -143,6 +143,8 @@ export const CallsQueryBody = Type.Object(
     expand_columns: OptionalNullable(
       Type.Array(Type.String(), { description: "Dotted paths into inputs/output/attributes/summary whose object refs are replaced by the objects' values" }),
     ),
+    // Weave's default: expanded values are returned; false leaves the refs for the client to resolve.
+    return_expanded_column_values: OptionalNullable(Type.Boolean()),
     // Accepted for the SDKs; this server has no model prices, so no costs are ever added (summary.weave.costs is absent).
     include_costs: OptionalNullable(Type.Boolean()),
     include_feedback: OptionalNullable(Type.Boolean()),

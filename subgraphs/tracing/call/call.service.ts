@@ -167,7 +167,7 @@ export class CallService {
     const order: CallSort[] = compiled.sort.length > 0 ? compiled.sort : [{ field: 'started_at', direction: 'asc' }];
     const selection = { filter: request.filter ?? {}, condition: compiled.condition };
     const rows = await callStore.query(this.db, projectId, selection, order, limit, offset, columns.projection);
-    if (columns.expandColumns.length > 0) await expandCallRefs(this.db, projectId, rows as unknown as Record<string, unknown>[], columns.expandColumns);
+    if (columns.expandColumns.length > 0 && request.returnExpandedColumnValues !== false) await expandCallRefs(this.db, projectId, rows as unknown as Record<string, unknown>[], columns.expandColumns);
     return rows;
   }
 
@@ -188,6 +188,8 @@ export interface CallsSearch {
   columns?: readonly string[] | null;
   /** Weave's `expand_columns`: dotted paths whose object refs are replaced by the objects' values. */
   expandColumns?: readonly string[] | null;
+  /** Weave's `return_expanded_column_values` (default true): false validates `expandColumns` but expands nothing. */
+  returnExpandedColumnValues?: boolean;
 }
 
 /** Runs each validation; their ValidationFailedErrors become one, so a request hears of all its problems at once. */

@@ -63,10 +63,17 @@ export class TracingProjectResolver {
         "objects' values (with _ref added to JSON objects); refs that resolve to nothing stay as they are",
     })
     expandColumns: string[] | null,
+    @Arg('returnExpandedColumnValues', () => Boolean, {
+      nullable: true,
+      defaultValue: true,
+      description: "Weave's return_expanded_column_values: false checks expandColumns but leaves the refs for the client to resolve",
+    })
+    returnExpandedColumnValues: boolean,
   ): Promise<CallConnection> {
     if (first < 0 || first > MAX_CALLS_PAGE) throw new BadRequestError(`first must be between 0 and ${MAX_CALLS_PAGE}`);
     const offset = decodeCursor(after);
-    const rows = await this.services.calls.search(projectIdOf(project, context), { filter, query, sortBy, columns, expandColumns }, first + 1, offset);
+    const search = { filter, query, sortBy, columns, expandColumns, returnExpandedColumnValues: returnExpandedColumnValues !== false };
+    const rows = await this.services.calls.search(projectIdOf(project, context), search, first + 1, offset);
     const nodes = rows.slice(0, first).map(toCall);
     const hasNextPage = rows.length > first;
     return { nodes, pageInfo: { hasNextPage, endCursor: hasNextPage ? encodeCursor(offset + first) : null } };

@@ -79,6 +79,13 @@ async function query(body: Record<string, unknown>) {
   return res.body.calls as Record<string, any>[];
 }
 
+/** The 422 details of a rejected read. */
+async function detail(body: Record<string, unknown>, path = '/calls/query') {
+  const res = await traces(platform, path, { project_id: P, ...body });
+  expect(res.status, JSON.stringify(res.body)).toBe(422);
+  return res.body.detail as { loc: (string | number)[]; msg: string; type: string }[];
+}
+
 async function stream(body: Record<string, unknown>) {
   const res = await traces(platform, '/calls/stream_query', { project_id: P, ...body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -147,6 +154,17 @@ describe('expand_columns', () => {
     expect(plain!.inputs.model).toBe(MODEL);
   });
 
+  it('return_expanded_column_values: false leaves the refs for the client, and the paths are still checked', async () => {
+    const [c1] = await query({ expand_columns: ['inputs.model', 'output'], return_expanded_column_values: false });
+    expect(c1!.inputs.model).toBe(MODEL);
+    expect(c1!.output).toBe(PROMPT);
+    const lines = await stream({ expand_columns: ['inputs.model'], return_expanded_column_values: false });
+    expect(lines[0]!.inputs.model).toBe(MODEL);
+    expect(await detail({ expand_columns: ['op_name'], return_expanded_column_values: false })).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'expand_columns', 0] }),
+    );
+  });
+
   it('stream_query expands too, and expansion applies to the columns that were read', async () => {
     const lines = await stream({ expand_columns: ['inputs.model', 'output'], columns: ['inputs'] });
     expect(lines[0]!.inputs.model).toEqual({ ...modelVal, prompt: PROMPT, _ref: MODEL });
@@ -212,11 +230,6 @@ describe('include_costs', () => {
 });
 
 describe('bad columns are 422s at their place in the body', () => {
-  async function detail(body: Record<string, unknown>, path = '/calls/query') {
-    const res = await traces(platform, path, { project_id: P, ...body });
-    expect(res.status, JSON.stringify(res.body)).toBe(422);
-    return res.body.detail as { loc: (string | number)[]; msg: string; type: string }[];
-  }
 
   it('wrong types', async () => {
     expect(await detail({ columns: 'inputs' })).toContainEqual(expect.objectContaining({ loc: ['body', 'columns'] }));
