@@ -290,6 +290,28 @@ describe('feedback hourly rollup', () => {
     expect(fromRollup).toEqual(await feedback.aggregate(P, request, { rollup: false }));
   });
 
+  it('a feedback write reads only its own hour and group of every rollup, never a whole rollup table', async () => {
+    // pg_stat_xact_user_tables counts this transaction's reads, the triggers' included. (A sequential scan of
+    // feedback_rating_cdf on every write once made each write cost as much as the table was large.) With statistics,
+    // as autovacuum keeps them: a table never analyzed looks like ten pages to the planner, which then scans it.
+    for (const table of ['feedback_hourly', 'feedback_hourly_groups', 'feedback_rating_cdf']) await sql`analyze ${sql.table(`tracing.${table}`)}`.execute(db);
+    const reads = await db.transaction().execute(async (trx) => {
+      await sql`insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, created_ms, scorer_id, scorer_tags,
+          scorer_rating_names, scorer_rating_values, rating)
+        values (${P}, gen_random_uuid(), 'weave:///x/call/y', 'wandb.note', '{}', ${T0 + 50 * HOUR}, 'Tox', array['toxic'], array['_rating_'], array[0.5], 0.5)`.execute(trx);
+      const stats = await sql<{ relname: string; seq_tup_read: number; idx_scan: number }>`
+        select relname, seq_tup_read::int, idx_scan::int from pg_stat_xact_user_tables
+        where schemaname = 'tracing' and relname in ('feedback_hourly', 'feedback_hourly_groups', 'feedback_rating_cdf') order by relname`.execute(trx);
+      await sql`rollback`.execute(trx); // (nothing of this test stays)
+      return stats.rows;
+    }).catch((error: Error) => (error.message.includes('rollback') ? [] : Promise.reject(error)));
+    const rows = await sql<{ n: number }>`select count(*)::int as n from tracing.feedback_rating_cdf`.execute(db);
+    expect(rows.rows[0]!.n).toBeGreaterThan(200);
+    expect(reads.map((r) => r.relname)).toEqual(['feedback_hourly', 'feedback_hourly_groups', 'feedback_rating_cdf']);
+    for (const table of reads) expect(table, table.relname).toMatchObject({ seq_tup_read: 0 });
+    expect(reads.find((r) => r.relname === 'feedback_rating_cdf')!.idx_scan).toBeGreaterThan(0);
+  });
+
   it('a rolled-back feedback write leaves the rollup unchanged', async () => {
     const before = await rollupSnapshot();
     await expect(

@@ -104,14 +104,20 @@ function rebuild(affected: string): string {
     order by a.k`;
 }
 
-/** The trigger's work for the rows of `sources`: lock the touched (hour, group) pairs in one order, drop, rebuild. */
+/**
+ * The trigger's work for the rows of `sources`: lock the touched (hour, group) pairs in one order and drop their
+ * rows, then rebuild them. The drop is one primary-key lookup per pair (both grains, the hour): the function runs
+ * with nested loops off (for the rebuild), under which a join-shaped delete hashed the pairs and scanned the whole
+ * table — every write then cost as much as the table was large (2026-11-22T0100 did that).
+ */
 function recompute(sources: string[]): string {
   const affected = affectedOf(sources);
   return `
-    perform pg_advisory_xact_lock(hashtext('tracing.feedback_rating_cdf'), hashtext(a.project_id || ':' || a.hour_ms || ':' || encode(a.group_key, 'hex')))
-      from (select distinct project_id, hour_ms, group_key from (${affected}) s order by 1, 2, 3) a;
-    delete from tracing.feedback_rating_cdf c using (${affected}) a
-      where c.project_id = a.project_id and c.hour_ms = a.hour_ms and c.group_key = a.group_key;
+    for pair in select distinct project_id, hour_ms, group_key from (${affected}) s order by 1, 2, 3 loop
+      perform pg_advisory_xact_lock(hashtext('tracing.feedback_rating_cdf'), hashtext(pair.project_id || ':' || pair.hour_ms || ':' || encode(pair.group_key, 'hex')));
+      delete from tracing.feedback_rating_cdf c
+        where c.project_id = pair.project_id and c.by_dims in (false, true) and c.hour_ms = pair.hour_ms and c.group_key = pair.group_key;
+    end loop;
     ${rebuild(affected)};`;
 }
 
@@ -159,6 +165,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql
     .raw(
       `create or replace function tracing.feedback_rating_cdf_apply() returns trigger language plpgsql as $$
+      declare
+        pair record;
       begin
         if current_setting('transaction_isolation') <> 'read committed' then
           raise exception 'feedback writes must run at READ COMMITTED (tracing.feedback_rating_cdf is recomputed from committed rows)'
