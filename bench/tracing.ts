@@ -198,7 +198,39 @@ async function ingestion(post: (route: string, body: unknown) => Promise<string>
     await db.query(insertMany(Array.from({ length: BATCH }, () => callStart('trellis/bench-batch-pg'))));
   });
   printPair('Ingestion: 1,000 calls per batch, 4 concurrent batches', batchRest, batchBaseline, 'calls/s');
+
+  // Scored feedback, as evaluations write it: each row goes through the three rollup triggers on either path (the
+  // prefix sums of its hour and group are rebuilt), so this prices the rollups' write cost, not only the REST path.
+  let n = 0;
+  const feedbackRest = await runLoad('REST POST /traces/feedback/create', { concurrency: 16, seconds: SECONDS }, async () => {
+    await post('/feedback/create', scoredFeedback('trellis/bench-fb', n++));
+  });
+  const feedbackBaseline = await runLoad('pg single-row INSERT (triggers)', { concurrency: 16, seconds: SECONDS }, async () => {
+    const index = n++;
+    const row = scoredFeedback('trellis/bench-fb-pg', index);
+    await db.query(INSERT_FEEDBACK, [row.project_id, row.weave_ref, row.feedback_type, row.runnable_ref, `Scorer${index % 5}`, row.scorer_tags,
+      Object.keys(row.scorer_ratings), Object.values(row.scorer_ratings), row.scorer_ratings._rating_, row.span_agent_name]);
+  });
+  printPair('Feedback writes: one scored feedback row per request, 16 concurrent', feedbackRest, feedbackBaseline, 'rows/s');
 }
+
+/** A scorer's feedback on a call: 5 scorers, 3 agents, a tag on half, a `_rating_` of 100 distinct values. */
+function scoredFeedback(projectId: string, n: number) {
+  return {
+    project_id: projectId,
+    weave_ref: `weave:///${projectId}/call/c${n}`,
+    feedback_type: `wandb.runnable.Scorer${n % 5}`,
+    payload: { output: { score: (n % 100) / 100 } },
+    runnable_ref: `weave:///${projectId}/object/Scorer${n % 5}:abc`,
+    scorer_tags: n % 2 ? ['toxic'] : [],
+    scorer_ratings: { _rating_: (n % 100) / 100, relevance: (n % 7) / 7 },
+    span_agent_name: `agent${n % 3}`,
+  };
+}
+
+const INSERT_FEEDBACK = `insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, runnable_ref, created_at, created_ms,
+    scorer_id, scorer_tags, scorer_rating_names, scorer_rating_values, rating, span_agent_name, span_status_code)
+  values ($1, gen_random_uuid(), $2, $3, '{}', $4, now(), (extract(epoch from now()) * 1000)::bigint, $5, $6, $7, $8, $9, $10, 'UNSET')`;
 
 const DAY = 86_400_000;
 const ROWS = 1_000_000;
