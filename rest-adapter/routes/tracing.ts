@@ -16,7 +16,7 @@ import {
   type CallsQueryBody as CallsQuery,
 } from '../../subgraphs/tracing/call/call.schemas.js';
 import { readsSummary } from '../../subgraphs/tracing/call/call-columns.js';
-import { FeedbackAggregateBody, FeedbackCreateBody, FeedbackQueryBody } from '../../subgraphs/tracing/feedback/feedback.schemas.js';
+import { FeedbackAggregateBody, FeedbackCreateBody, FeedbackQueryBody, type FeedbackRecordField } from '../../subgraphs/tracing/feedback/feedback.schemas.js';
 import { FileContentBody, ObjCreateBody, ObjQueryBody, ObjReadBody, TableCreateBody, TableQueryBody } from '../../subgraphs/tracing/object/object.schemas.js';
 import { MAX_FILE_BYTES } from '../../subgraphs/tracing/object/object.service.js';
 import { EvaluationRunCreateBody, EvaluationRunFinishBody, PredictionCreateBody, ScoreCreateBody } from '../../subgraphs/tracing/score/score.schemas.js';
@@ -168,7 +168,7 @@ function toWeaveFeedback(feedback: Record<string, any>) {
     span_agent_name: feedback.spanAgentName,
     span_agent_version: feedback.spanAgentVersion,
     span_status_code: feedback.spanStatusCode,
-  };
+  } satisfies Record<FeedbackRecordField, unknown>; // (the keys `fields` may name: FEEDBACK_RECORD_FIELDS)
 }
 
 /**

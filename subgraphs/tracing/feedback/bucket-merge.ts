@@ -58,7 +58,7 @@ export class BucketMerger {
   private readonly names = new NamesCache();
   private readonly maps = new MapsReader();
   private readonly below = new MapsReader();
-  private readonly ratingCounts: number[] = [];
+  private readonly rowRatingCounts: number[] = [];
 
   constructor(groupCount: number) {
     this.groupKeys = Array.from({ length: groupCount }, (_, index) => `g${index}` as const);
@@ -93,7 +93,7 @@ export class BucketMerger {
     maps.endSection(0);
     below?.endSection(0);
     // Rating counts, then the sums beside them (section by section; the counts wait in a scratch array).
-    const counts = this.ratingCounts;
+    const counts = this.rowRatingCounts;
     maps.section(1);
     below?.section(1);
     for (let i = 0; i < ratings.length; i++) counts[i] = maps.count() - (below ? below.count() : 0);

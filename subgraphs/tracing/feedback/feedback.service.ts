@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { ValidationFailedError } from '../../../platform/errors.js';
@@ -40,12 +40,12 @@ export interface FeedbackAggregate {
 
 export class FeedbackService {
   /**
-   * With `pool`, aggregation rows are streamed from PostgreSQL into the merge as they arrive (a month is ≈ 10,000
-   * rows, which otherwise all live until the last is read and are copied by every young-generation GC meanwhile).
+   * `pool` streams aggregation rows from PostgreSQL into the merge as they arrive (a month is ≈ 10,000 rows, which
+   * otherwise all live until the last is read and are copied by every young-generation GC meanwhile).
    */
   constructor(
     private readonly db: Kysely<TracingDatabase>,
-    private readonly pool?: pg.Pool,
+    private readonly pool: pg.Pool,
   ) {}
 
   async create(writer: Writer, body: unknown): Promise<FeedbackRow> {
@@ -104,15 +104,7 @@ export class FeedbackService {
     const bucketed = Boolean(valid.time_bucket_seconds);
     const merger = new BucketMerger(groupBy.length);
     const statement = feedbackStore.aggregateSourcesQuery(projectId, valid, options).compile(this.db);
-    if (this.pool) {
-      await streamRows(this.pool, statement.sql, statement.parameters, (row) => merger.add(row as SourceRow));
-    } else {
-      const rows = await this.db.transaction().execute(async (trx) => {
-        await sql`set local work_mem = '64MB'`.execute(trx);
-        return (await trx.executeQuery(statement)).rows;
-      });
-      for (const row of rows) merger.add(row as SourceRow);
-    }
+    await streamRows(this.pool, statement.sql, statement.parameters, (row) => merger.add(row as SourceRow));
     const buckets = merger.buckets().map((bucket): FeedbackBucket => {
       const group: Record<string, string> = {};
       groupBy.forEach((name, index) => (group[name] = bucket.groups[index]!));

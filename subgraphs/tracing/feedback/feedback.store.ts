@@ -37,22 +37,17 @@ export const feedbackStore = {
   },
 
   /**
-   * The rows the aggregation adds up, in one SQL statement; BucketMerger (bucket-merge.ts) adds them up per bucket
-   * and group. The window's whole hours are read from an hourly rollup (kept by triggers in the feedback write's
-   * transaction) when the buckets are whole hours or absent; the partial hours at the window's edges, and every
-   * window with other bucket sizes, are read from the feedback rows through the (project_id, created_ms) index and
-   * aggregated per bucket and group here (so a long raw window sends buckets, not rows). Which rollup: see
-   * rollupSourceOf.
+   * The rows the aggregation adds up, in one SQL statement (FeedbackService streams them); BucketMerger
+   * (bucket-merge.ts) adds them up per bucket and group. The window's whole hours are read from an hourly rollup
+   * (kept by triggers in the feedback write's transaction) when the buckets are whole hours or absent; the partial
+   * hours at the window's edges, and every window with other bucket sizes, are read from the feedback rows through
+   * the (project_id, created_ms) index and aggregated per bucket and group here (so a long raw window sends
+   * buckets, not rows). Which rollup: see rollupSourceOf.
    *
    * Every source gives rows of one shape (SourceRow) — bucket, group values, count, scored count, and its maps
    * rendered as text by the functions of migration 2026-11-22T0300 (the rollups store them rendered). Rating sums
    * travel as numeric text and are added exactly.
    */
-  async aggregateSources(db: Db, projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): Promise<SourceRow[]> {
-    return (await feedbackStore.aggregateSourcesQuery(projectId, request, options).execute(db)).rows;
-  },
-
-  /** The statement of aggregateSources, to be run by Kysely or streamed (FeedbackService). */
   aggregateSourcesQuery(projectId: string, request: FeedbackAggregateQuery, options: { rollup?: boolean } = {}): RawBuilder<SourceRow> {
     const groupBy = dedupeGroupBy(request.group_by ?? []);
     const bucketMs = request.time_bucket_seconds ? request.time_bucket_seconds * 1000 : null;
