@@ -66,7 +66,13 @@ class RuntimeWorker {
       if (this.failure) return reject(this.failure);
       if (signal?.aborted) return reject(new OperationCancelledError(message.type === 'generate' ? 'generation' : 'training'));
       const id = this.nextId++;
-      const onAbort = () => this.worker.postMessage({ type: 'cancel', id } satisfies ToWorker);
+      // An abort settles the caller's promise at once, like fetch's: the worker may already have finished (a short
+      // generation can be done before the cancel reaches it), and its answer is then ignored. The job stays counted
+      // as busy until the worker's last message for it.
+      const onAbort = () => {
+        this.worker.postMessage({ type: 'cancel', id } satisfies ToWorker);
+        reject(new OperationCancelledError(message.type === 'generate' ? 'generation' : 'training'));
+      };
       const finish = () => {
         this.jobs.delete(id);
         signal?.removeEventListener('abort', onAbort);

@@ -46,6 +46,15 @@ describe('generation worker pool', () => {
     expect(ticks).toBeGreaterThan(0);
   });
 
+  it('an abort rejects at once, even when the worker has already finished the generation', async () => {
+    // One token: the worker posts it and its result back to back, so the cancel always arrives too late.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const controller = new AbortController();
+      const pending = pool.generate({ messages, seed: attempt, max_tokens: 1, signal: controller.signal }, () => controller.abort());
+      await expect(pending).rejects.toThrow(OperationCancelledError);
+    }
+  });
+
   it('cancels a running generation via AbortSignal and reports named errors', async () => {
     const controller = new AbortController();
     const pending = pool.generate({ messages, seed: 3, max_tokens: 90, signal: controller.signal }, () => controller.abort());
