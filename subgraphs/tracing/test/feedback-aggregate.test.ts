@@ -127,6 +127,35 @@ describe('POST /traces/feedback/aggregate', () => {
     expect(known.body).toHaveProperty('reason');
   });
 
+  it('keeps tag and rating names exact through every rollup, whatever characters they hold', async () => {
+    // The rollups store names as JSON and values comma/semicolon-separated; names with those characters (and
+    // quotes, backslashes, braces, non-ASCII) must come back as they went in, on the raw path and every rollup.
+    const project = 'trellis/odd-names';
+    const tags = ['a,b', 'c;d', 'q"u\\o', '{x}', 'ünï 😀'];
+    const ratings = { _rating_: 0.5, 'r,1': 0.25, 'r;2': 2 };
+    for (const offset of [10, 20]) {
+      const res = await traces(platform, '/feedback/create', {
+        project_id: project, weave_ref: `weave:///${project}/call/c1`, feedback_type: 'wandb.runnable.Odd', payload: {},
+        runnable_ref: `weave:///${project}/object/Odd:abc`, scorer_tags: tags, scorer_ratings: ratings,
+      });
+      expect(res.status).toBe(200);
+      await sql`update tracing.feedback set created_ms = ${T0 + offset}, created_at = to_timestamp(${(T0 + offset) / 1000}) where id = ${res.body.id}::uuid`
+        .execute(platform.db.root as Kysely<any>);
+    }
+    const window = { project_id: project, after_ms: T0, before_ms: T0 + HOUR };
+    const expected = {
+      total_count: 2,
+      tag_counts: Object.fromEntries(tags.map((tag) => [tag, 2])),
+      rating_counts: { _rating_: 2, 'r,1': 2, 'r;2': 2 },
+      rating_sums: { _rating_: 1, 'r,1': 0.5, 'r;2': 4 },
+    };
+    for (const filters of [{}, { tags: ['c;d'] }, { rating_min: 0.5, rating_max: 0.5 }, { tags: ['a,b'], rating_max: 1 }, { time_bucket_seconds: 60 }]) {
+      const res = await traces(platform, '/feedback/aggregate', { ...window, ...filters });
+      expect(res.status, JSON.stringify(filters)).toBe(200);
+      expect(res.body.buckets, JSON.stringify(filters)).toEqual([expect.objectContaining(expected)]);
+    }
+  });
+
   it('GraphQL Project.feedbackAggregate answers the same', async () => {
     const res = await platform.graphql(`query($a: Float!, $b: Float!) { project(entity: "trellis", name: "default") {
       feedbackAggregate(afterMs: $a, beforeMs: $b, timeBucketSeconds: 3600, groupBy: ["scorer_id"], scorerIds: ["Tox"]) {
