@@ -4,7 +4,7 @@ import * as ratingCdf from './2026-11-22T0100-feedback-rating-cdf.js';
 /**
  * The rollups keep their maps also as text, ready to send: an aggregation request reads thousands of rollup rows,
  * and turning their arrays into text per request (json_build_array, array_out, numeric_out for every element) was
- * most of PostgreSQL's time for it — 40 of 45 ms for a month of feedback_hourly_groups rows, 85 of 110 ms for a
+ * most of PostgreSQL's time for it — ≈ 37 of 41 ms for a month of feedback_hourly_groups rows, ≈ 85 of 113 ms for a
  * month of rating-bounded rows. A text column is sent as its bytes.
  *
  * Two rendered forms (functions below, one definition used by the rollups and by the raw-row aggregation):
