@@ -16,6 +16,14 @@ import {
   type CallsQueryBody as CallsQuery,
 } from '../../subgraphs/tracing/call/call.schemas.js';
 import { readsSummary } from '../../subgraphs/tracing/call/call-columns.js';
+import {
+  CallEndInput,
+  CallStartInput,
+  CallUpdateInput,
+  CompletedCallInput,
+  ProjectCallEndInput,
+  ProjectCallStartInput,
+} from '../../subgraphs/tracing/call/call.inputs.js';
 import { FeedbackAggregateBody, FeedbackCreateBody, FeedbackQueryBody, type FeedbackRecordField } from '../../subgraphs/tracing/feedback/feedback.schemas.js';
 import { FileContentBody, ObjCreateBody, ObjQueryBody, ObjReadBody, TableCreateBody, TableQueryBody } from '../../subgraphs/tracing/object/object.schemas.js';
 import { MAX_FILE_BYTES } from '../../subgraphs/tracing/object/object.service.js';
@@ -215,12 +223,12 @@ export const tracingRoutes = [
     path: '/call/start',
     summary: 'Start a call',
     schema: { body: CallStartBody },
-    operation: `mutation TraceCallStart($body: JSONObject!) {
-      startCall(body: $body) { id traceId }
+    operation: `mutation TraceCallStart($input: CallStartInput!) {
+      startCall(input: $input) { id traceId }
     }`,
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.start.project_id),
-    variables: ({ body }) => ({ body }),
+    variables: ({ body }) => ({ input: CallStartInput.fromWire(body.start) }),
     response: (data) => ({ id: data.startCall.id, trace_id: data.startCall.traceId }),
   }),
   defineRoute({
@@ -229,12 +237,12 @@ export const tracingRoutes = [
     path: '/call/end',
     summary: 'End a call',
     schema: { body: CallEndBody },
-    operation: `mutation TraceCallEnd($body: JSONObject!) {
-      endCall(body: $body)
+    operation: `mutation TraceCallEnd($input: CallEndInput!) {
+      endCall(input: $input)
     }`,
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.end.project_id),
-    variables: ({ body }) => ({ body }),
+    variables: ({ body }) => ({ input: CallEndInput.fromWire(body.end) }),
     response: () => ({}),
   }),
   defineRoute({
@@ -245,8 +253,8 @@ export const tracingRoutes = [
     bodyLimit: BATCH_BODY_LIMIT,
     schema: { body: CallBatchBody },
     // The project of the first item is ensured; the mutation authorizes every project the batch names.
-    operation: `mutation TraceCallBatch($body: JSONObject!) {
-      upsertCalls(body: $body) { id traceId }
+    operation: `mutation TraceCallBatch($items: [CallBatchItemInput!]!) {
+      upsertCalls(items: $items) { id traceId }
     }`,
     subgraph: 'tracing',
     ensureProject: ({ body }) => {
@@ -254,7 +262,13 @@ export const tracingRoutes = [
       const projectId = String(first?.start?.project_id ?? first?.end?.project_id ?? '');
       return /^[^/]+\/[^/]+$/.test(projectId) ? split(projectId) : null;
     },
-    variables: ({ body }) => ({ body }),
+    variables: ({ body }) => ({
+      items: (body as CallBatchBody).batch.map((item) =>
+        item.mode === 'start'
+          ? { start: CallStartInput.fromWire((item.req as CallStartBody).start) }
+          : { end: CallEndInput.fromWire((item.req as CallEndBody).end) },
+      ),
+    }),
     response: (data) => ({ res: data.upsertCalls.map((r: any) => (r.id ? { id: r.id, trace_id: r.traceId } : {})) }),
   }),
   defineRoute({
@@ -264,10 +278,11 @@ export const tracingRoutes = [
     summary: 'Completed calls (start and end at once)',
     bodyLimit: BATCH_BODY_LIMIT,
     schema: { params: ProjectPath, body: CompletedCallsBody },
-    operation: `mutation TraceCallsComplete($entity: String!, $project: String!, $body: JSONObject!) {
-      completeCalls(entity: $entity, project: $project, body: $body)
+    operation: `mutation TraceCallsComplete($entity: String!, $project: String!, $calls: [CompletedCallInput!]!) {
+      completeCalls(entity: $entity, project: $project, calls: $calls)
     }`,
     ...PROJECT_PATH_WRITE,
+    variables: ({ params, body }) => ({ ...params, calls: (body as CompletedCallsBody).batch.map((call) => CompletedCallInput.fromWire(call)) }),
     response: () => ({}),
   }),
   defineRoute({
@@ -276,10 +291,11 @@ export const tracingRoutes = [
     path: '/v2/:entity/:project/call/start',
     summary: 'Start a call (project from the path)',
     schema: { params: ProjectPath, body: V2CallStartBody },
-    operation: `mutation TraceV2CallStart($entity: String!, $project: String!, $body: JSONObject!) {
-      startProjectCall(entity: $entity, project: $project, body: $body) { id traceId }
+    operation: `mutation TraceV2CallStart($entity: String!, $project: String!, $input: ProjectCallStartInput!) {
+      startProjectCall(entity: $entity, project: $project, input: $input) { id traceId }
     }`,
     ...PROJECT_PATH_WRITE,
+    variables: ({ params, body }) => ({ ...params, input: ProjectCallStartInput.fromWire(body.start) }),
     response: (data) => ({ id: data.startProjectCall.id, trace_id: data.startProjectCall.traceId }),
   }),
   defineRoute({
@@ -288,10 +304,11 @@ export const tracingRoutes = [
     path: '/v2/:entity/:project/call/end',
     summary: 'End a call (project from the path)',
     schema: { params: ProjectPath, body: V2CallEndBody },
-    operation: `mutation TraceV2CallEnd($entity: String!, $project: String!, $body: JSONObject!) {
-      endProjectCall(entity: $entity, project: $project, body: $body)
+    operation: `mutation TraceV2CallEnd($entity: String!, $project: String!, $input: ProjectCallEndInput!) {
+      endProjectCall(entity: $entity, project: $project, input: $input)
     }`,
     ...PROJECT_PATH_WRITE,
+    variables: ({ params, body }) => ({ ...params, input: ProjectCallEndInput.fromWire(body.end) }),
     response: () => ({}),
   }),
   defineRoute({
@@ -300,8 +317,8 @@ export const tracingRoutes = [
     path: '/call/update',
     summary: "Update a call's display name",
     schema: { body: CallUpdateBody },
-    operation: `mutation TraceCallUpdate($body: JSONObject!) { updateCall(body: $body) }`,
-    variables: ({ body }) => ({ body }),
+    operation: `mutation TraceCallUpdate($input: CallUpdateInput!) { updateCall(input: $input) }`,
+    variables: ({ body }) => ({ input: CallUpdateInput.fromWire(body) }),
     response: () => ({}),
   }),
   defineRoute({

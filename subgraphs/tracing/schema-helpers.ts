@@ -9,7 +9,7 @@ export const OptionalNullable = <T extends TSchema>(schema: T) => Type.Optional(
 /** A free-form JSON object. */
 export const FreeObject = (options: { description?: string } = {}) => Type.Object({}, { additionalProperties: true, ...options });
 /** "entity/project". */
-export const ProjectId = Type.String({ pattern: '^[^/]+/[^/]+$', description: '<entity>/<project>' });
+export const ProjectId = Type.String({ pattern: '^[^/]+/[^/]+$', description: 'The project, as `<entity>/<project>`' });
 /**
  * ISO 8601 date-time. Python clients send microseconds and sometimes no zone (read as UTC); a strict RFC 3339
  * check would answer them with a 422, which the SDKs treat as fatal after retries.

@@ -1,14 +1,23 @@
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
+import { ValidationFailedError, type ValidationIssue } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { FeedbackRow } from '../feedback/feedback.store.js';
 import { Feedback, toFeedback } from '../feedback/feedback.type.js';
 import { callRef } from '../refs.js';
 import type { TracingServices } from '../services.js';
 import { projectWriterOf, writerOf } from '../writer.js';
-import { CallBatchBody, CallUpdateBody, CompletedCallsBody, V2CallEndBody, V2CallStartBody } from './call.schemas.js';
+import {
+  CallBatchItemInput,
+  CallEndInput,
+  CallStartInput,
+  CallUpdateInput,
+  CompletedCallInput,
+  ProjectCallEndInput,
+  ProjectCallStartInput,
+} from './call.inputs.js';
+import { CallBatchBody, CallUpdateBody, CompletedCallsBody } from './call.schemas.js';
 import { Call, CallStartResult, CallUpsertResult, toCall } from './call.type.js';
 
 interface CallFeedbackKey {
@@ -19,71 +28,136 @@ const feedbackLoaders = new WeakMap<GraphQLContext, DataLoader<CallFeedbackKey, 
 /** Feedback rows read for one batch of calls (a page of calls is at most 10,000). */
 const MAX_FEEDBACK_PER_BATCH = 100_000;
 
+/** Where the wire request carries a start or an end (`{start: {...}}`, `{end: {...}}`). */
+const AT_START = { arg: 'input', wire: ['body', 'start'] };
+const AT_END = { arg: 'input', wire: ['body', 'end'] };
+
+/** A GraphQL batch item (`{start}` or `{end}`) in Weave's wire shape (`{mode, req: {start}|{end}}`). */
+function callBatchItemToWire(item: { start?: unknown; end?: unknown }, index: number): { mode: 'start' | 'end'; req: Record<string, unknown> } {
+  if ((item.start == null) === (item.end == null)) {
+    throw new ValidationFailedError([{ loc: ['items', index], msg: 'Give exactly one of start and end', type: 'value_error' }]);
+  }
+  return item.start != null
+    ? { mode: 'start', req: { start: CallStartInput.toWire(item.start) } }
+    : { mode: 'end', req: { end: CallEndInput.toWire(item.end) } };
+}
+
+/** Issues at `body.batch.<i>.req.start|end…` re-reported at `items.<i>.start|end…`. */
+function relocateBatchIssues(error: unknown, batch: { mode: 'start' | 'end' }[]): unknown {
+  return relocateIssues(error, (loc) => {
+    const index = loc[2];
+    if (loc[1] !== 'batch' || typeof index !== 'number' || !batch[index]) return loc;
+    const input = batch[index].mode === 'start' ? CallStartInput : CallEndInput;
+    return input.locate(loc, { arg: ['items', index, batch[index].mode], wire: ['body', 'batch', index, 'req', batch[index].mode] });
+  });
+}
+
+function relocateIssues(error: unknown, locate: (loc: ValidationIssue['loc']) => ValidationIssue['loc']): unknown {
+  if (!(error instanceof ValidationFailedError) || !error.issues) return error;
+  return new ValidationFailedError(error.issues.map((issue) => ({ ...issue, loc: locate(issue.loc) })));
+}
+
 /** Call ingestion (the mutations behind the REST routes) and the links of a call. Reads are Project fields. */
 @Resolver(() => Call)
 export class CallResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @Mutation(() => CallStartResult, { description: 'POST /call/start: body {start:{...}}' })
-  async startCall(@Arg('body', () => JSONObjectScalar) body: Record<string, unknown>, @Ctx() context: GraphQLContext): Promise<CallStartResult> {
-    const { id, trace_id } = await this.services.calls.start(writerOf(context), body);
+  @Mutation(() => CallStartResult, { description: 'Records the start of a call (one traced operation). Also at POST /traces/call/start.' })
+  async startCall(
+    @Arg('input', () => CallStartInput.type, { description: 'The call as it starts' }) input: unknown,
+    @Ctx() context: GraphQLContext,
+  ): Promise<CallStartResult> {
+    const { id, trace_id } = await CallStartInput.handle(input, AT_START, (start) => this.services.calls.start(writerOf(context), { start }));
     return { id, traceId: trace_id };
   }
 
-  @Mutation(() => Boolean, { description: 'POST /call/end: body {end:{...}}' })
-  async endCall(@Arg('body', () => JSONObjectScalar) body: Record<string, unknown>, @Ctx() context: GraphQLContext): Promise<boolean> {
-    await this.services.calls.end(writerOf(context), body);
+  @Mutation(() => Boolean, { description: "Records the end of a call: its output or exception and its summary. Also at POST /traces/call/end." })
+  async endCall(
+    @Arg('input', () => CallEndInput.type, { description: 'The end of the call' }) input: unknown,
+    @Ctx() context: GraphQLContext,
+  ): Promise<boolean> {
+    await CallEndInput.handle(input, AT_END, (end) => this.services.calls.end(writerOf(context), { end }));
     return true;
   }
 
-  @Mutation(() => [CallUpsertResult], { description: 'POST /call/upsert_batch: body {batch:[{mode, req}]}; all or nothing' })
-  async upsertCalls(@Arg('body', () => JSONObjectScalar) body: Record<string, unknown>, @Ctx() context: GraphQLContext): Promise<CallUpsertResult[]> {
-    const results = await this.services.calls.upsertBatch(writerOf(context), validateOrThrow(CallBatchBody, body, 'body'));
-    return results.map((result) => ({ id: result.id ?? null, traceId: result.trace_id ?? null }));
+  @Mutation(() => [CallUpsertResult], {
+    description:
+      'Records a batch of call starts and ends, all or nothing: one bad item rejects the batch. The results follow the ' +
+      'items (id and trace id for a start, nulls for an end). Also at POST /traces/call/upsert_batch.',
+  })
+  async upsertCalls(
+    @Arg('items', () => [CallBatchItemInput.type], { description: 'The starts and ends, in order' }) items: unknown[],
+    @Ctx() context: GraphQLContext,
+  ): Promise<CallUpsertResult[]> {
+    const batch = items.map((item, index) => callBatchItemToWire(item as { start?: unknown; end?: unknown }, index));
+    try {
+      const results = await this.services.calls.upsertBatch(writerOf(context), validateOrThrow(CallBatchBody, { batch }, 'body'));
+      return results.map((result) => ({ id: result.id ?? null, traceId: result.trace_id ?? null }));
+    } catch (error) {
+      throw relocateBatchIssues(error, batch);
+    }
   }
 
-  @Mutation(() => Boolean, { description: 'POST /v2/{entity}/{project}/calls/complete: body {batch:[CompletedCall]}' })
+  @Mutation(() => Boolean, {
+    description: 'Records calls that have already ended (start and end at once) in a project, all or nothing. Also at POST /traces/v2/{entity}/{project}/calls/complete.',
+  })
   async completeCalls(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('body', () => JSONObjectScalar) body: Record<string, unknown>,
+    @Arg('entity', () => String, { description: 'The entity (team or user) owning the project' }) entity: string,
+    @Arg('project', () => String, { description: 'The project name' }) project: string,
+    @Arg('calls', () => [CompletedCallInput.type], { description: 'The completed calls' }) calls: unknown[],
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
-    await this.services.calls.completeBatch(writer, projectId, validateOrThrow(CompletedCallsBody, body, 'body'));
+    const batch = calls.map((call) => CompletedCallInput.toWire(call));
+    try {
+      await this.services.calls.completeBatch(writer, projectId, validateOrThrow(CompletedCallsBody, { batch }, 'body'));
+    } catch (error) {
+      throw relocateIssues(error, (loc) =>
+        loc[1] === 'batch' && typeof loc[2] === 'number' ? CompletedCallInput.locate(loc, { arg: ['calls', loc[2]], wire: ['body', 'batch', loc[2]] }) : loc,
+      );
+    }
     return true;
   }
 
-  @Mutation(() => CallStartResult, { description: 'POST /v2/{entity}/{project}/call/start (project from the path)' })
+  @Mutation(() => CallStartResult, {
+    description: 'Records the start of a call in the project named by entity and project. Also at POST /traces/v2/{entity}/{project}/call/start.',
+  })
   async startProjectCall(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('body', () => JSONObjectScalar) body: Record<string, unknown>,
+    @Arg('entity', () => String, { description: 'The entity (team or user) owning the project' }) entity: string,
+    @Arg('project', () => String, { description: 'The project name' }) project: string,
+    @Arg('input', () => ProjectCallStartInput.type, { description: 'The call as it starts' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<CallStartResult> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
-    const { start } = validateOrThrow(V2CallStartBody, body, 'body');
-    const { id, trace_id } = await this.services.calls.start(writer, { start: { ...start, project_id: projectId } });
+    const { id, trace_id } = await ProjectCallStartInput.handle(input, AT_START, (start) =>
+      this.services.calls.start(writer, { start: { ...start, project_id: projectId } }),
+    );
     return { id, traceId: trace_id };
   }
 
-  @Mutation(() => Boolean, { description: 'POST /v2/{entity}/{project}/call/end (project from the path)' })
+  @Mutation(() => Boolean, {
+    description: 'Records the end of a call in the project named by entity and project. Also at POST /traces/v2/{entity}/{project}/call/end.',
+  })
   async endProjectCall(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('body', () => JSONObjectScalar) body: Record<string, unknown>,
+    @Arg('entity', () => String, { description: 'The entity (team or user) owning the project' }) entity: string,
+    @Arg('project', () => String, { description: 'The project name' }) project: string,
+    @Arg('input', () => ProjectCallEndInput.type, { description: 'The end of the call' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
-    const { end } = validateOrThrow(V2CallEndBody, body, 'body');
-    await this.services.calls.end(writer, { end: { ...end, project_id: projectId } });
+    await ProjectCallEndInput.handle(input, AT_END, (end) => this.services.calls.end(writer, { end: { ...end, project_id: projectId } }));
     return true;
   }
 
-  @Mutation(() => Boolean, { description: 'POST /call/update: sets the display name' })
-  async updateCall(@Arg('body', () => JSONObjectScalar) body: Record<string, unknown>, @Ctx() context: GraphQLContext): Promise<boolean> {
-    const request = validateOrThrow(CallUpdateBody, body, 'body');
-    await this.services.calls.updateDisplayName(writerOf(context), request.project_id, request.call_id, request.display_name);
+  @Mutation(() => Boolean, { description: "Renames a call (its display name). Also at POST /traces/call/update." })
+  async updateCall(
+    @Arg('input', () => CallUpdateInput.type, { description: 'The call and its new name' }) input: unknown,
+    @Ctx() context: GraphQLContext,
+  ): Promise<boolean> {
+    await CallUpdateInput.handle(input, { arg: 'input', wire: ['body'] }, async (wire) => {
+      const request = validateOrThrow(CallUpdateBody, wire, 'body');
+      await this.services.calls.updateDisplayName(writerOf(context), request.project_id, request.call_id, request.display_name);
+    });
     return true;
   }
 

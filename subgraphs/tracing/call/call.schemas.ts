@@ -8,45 +8,53 @@ import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId } from '
  * (newer SDKs send fields we do not know yet); unknown keys of the wrapper are rejected.
  */
 const userAndRunFields = {
-  svc_user_id: OptionalNullable(Type.String()),
-  svc_run_id: OptionalNullable(Type.String()),
-  svc_run_step: OptionalNullable(Type.Integer()),
-  wb_user_id: OptionalNullable(Type.String()),
-  wb_run_id: OptionalNullable(Type.String()),
-  wb_run_step: OptionalNullable(Type.Integer()),
+  svc_user_id: OptionalNullable(Type.String({ description: 'The user the call ran for, as the calling service names them' })),
+  svc_run_id: OptionalNullable(Type.String({ description: 'The run the call belongs to, as the calling service names it' })),
+  svc_run_step: OptionalNullable(Type.Integer({ description: 'The step of that run' })),
+  wb_user_id: OptionalNullable(Type.String({ description: 'The W&B user the call ran for' })),
+  wb_run_id: OptionalNullable(Type.String({ description: 'The W&B run the call belongs to' })),
+  wb_run_step: OptionalNullable(Type.Integer({ description: 'The step of that run' })),
 };
 
 const startFields = {
   project_id: ProjectId,
-  id: OptionalNullable(Type.String({ minLength: 1 })),
-  op_name: Type.String({ minLength: 1 }),
-  display_name: OptionalNullable(Type.String()),
-  trace_id: OptionalNullable(Type.String({ minLength: 1 })),
-  parent_id: OptionalNullable(Type.String()),
-  thread_id: OptionalNullable(Type.String()),
-  turn_id: OptionalNullable(Type.String()),
-  started_at: IsoDateTime,
-  attributes: FreeObject(),
-  inputs: FreeObject(),
-  otel_dump: OptionalNullable(FreeObject()),
+  id: OptionalNullable(Type.String({ minLength: 1, description: 'The call id (UUIDv7 recommended); generated when absent' })),
+  op_name: Type.String({ minLength: 1, description: 'The operation called: a name or an op ref (`weave:///entity/project/op/name:digest`)' }),
+  display_name: OptionalNullable(Type.String({ description: 'A name to show instead of the op name' })),
+  trace_id: OptionalNullable(Type.String({ minLength: 1, description: 'The trace the call belongs to; a new trace when absent' })),
+  parent_id: OptionalNullable(Type.String({ description: 'The call this one was made from; absent for a trace root' })),
+  thread_id: OptionalNullable(Type.String({ description: 'The conversation thread the call belongs to' })),
+  turn_id: OptionalNullable(Type.String({ description: 'The turn of that thread' })),
+  started_at: { ...IsoDateTime, description: 'When the call started (ISO 8601; UTC when no offset is given)' },
+  attributes: FreeObject({ description: 'Free-form attributes recorded with the call (environment, versions, …)' }),
+  inputs: FreeObject({ description: "The call's inputs by parameter name (values may be refs to objects and tables)" }),
+  otel_dump: OptionalNullable(FreeObject({ description: 'The OpenTelemetry span the call was made from, when it came through OTel' })),
   ...userAndRunFields,
 };
 
 const endFields = {
   project_id: ProjectId,
-  id: Type.String({ minLength: 1 }),
-  ended_at: IsoDateTime,
-  summary: FreeObject(),
-  exception: OptionalNullable(Type.String()),
-  output: Type.Optional(Type.Unknown()),
+  id: Type.String({ minLength: 1, description: 'The id of the call that ends' }),
+  ended_at: { ...IsoDateTime, description: 'When the call ended (ISO 8601; UTC when no offset is given)' },
+  summary: FreeObject({ description: 'Free-form summary of the call (usage, scores); merged with the derived `weave` summary on reads' }),
+  exception: OptionalNullable(Type.String({ description: 'The exception the call raised, if it failed' })),
+  output: Type.Optional(Type.Unknown({ description: "The call's output (any JSON value)" })),
 };
 
-export const CallStartSchema = Type.Object(startFields, { additionalProperties: true });
+export const CallStartSchema = Type.Object(startFields, {
+  additionalProperties: true,
+  graphqlName: 'CallStartInput',
+  description: 'A call (one traced operation) as it starts',
+});
 export type CallStart = Static<typeof CallStartSchema>;
 export const CallStartBody = Type.Object({ start: CallStartSchema }, { additionalProperties: false });
 export type CallStartBody = Static<typeof CallStartBody>;
 
-export const CallEndSchema = Type.Object(endFields, { additionalProperties: true });
+export const CallEndSchema = Type.Object(endFields, {
+  additionalProperties: true,
+  graphqlName: 'CallEndInput',
+  description: 'The end of a call: its output or exception and its summary',
+});
 export type CallEnd = Static<typeof CallEndSchema>;
 export const CallEndBody = Type.Object({ end: CallEndSchema }, { additionalProperties: false });
 export type CallEndBody = Static<typeof CallEndBody>;
@@ -75,23 +83,25 @@ export const CompletedCallSchema = Type.Object(
     ended_at: IsoDateTime,
     summary: Type.Optional(FreeObject()),
     exception: OptionalNullable(Type.String()),
-    output: Type.Optional(Type.Unknown()),
+    output: Type.Optional(Type.Unknown({ description: "The call's output (any JSON value)" })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, graphqlName: 'CompletedCallInput', description: 'A call sent once it has ended: its start and end in one' },
 );
 export type CompletedCall = Static<typeof CompletedCallSchema>;
 export const CompletedCallsBody = Type.Object({ batch: Type.Array(CompletedCallSchema) }, { additionalProperties: false });
 export type CompletedCallsBody = Static<typeof CompletedCallsBody>;
 
 /** v2 single-call routes take the project from the path; `project_id` in the body is optional there. */
-export const V2CallStartBody = Type.Object(
-  { start: Type.Object({ ...startFields, project_id: Type.Optional(ProjectId) }, { additionalProperties: true }) },
-  { additionalProperties: false },
+export const V2CallStartSchema = Type.Object(
+  { ...startFields, project_id: Type.Optional(ProjectId) },
+  { additionalProperties: true, graphqlName: 'ProjectCallStartInput', description: 'A call of the project named by the path, as it starts' },
 );
-export const V2CallEndBody = Type.Object(
-  { end: Type.Object({ ...endFields, project_id: Type.Optional(ProjectId) }, { additionalProperties: true }) },
-  { additionalProperties: false },
+export const V2CallStartBody = Type.Object({ start: V2CallStartSchema }, { additionalProperties: false });
+export const V2CallEndSchema = Type.Object(
+  { ...endFields, project_id: Type.Optional(ProjectId) },
+  { additionalProperties: true, graphqlName: 'ProjectCallEndInput', description: 'The end of a call of the project named by the path' },
 );
+export const V2CallEndBody = Type.Object({ end: V2CallEndSchema }, { additionalProperties: false });
 
 export const CallReadBody = Type.Object({ project_id: ProjectId, id: Type.String({ minLength: 1 }) }, { additionalProperties: true });
 export type CallReadBody = Static<typeof CallReadBody>;
@@ -99,11 +109,11 @@ export type CallReadBody = Static<typeof CallReadBody>;
 export const CallUpdateBody = Type.Object(
   {
     project_id: ProjectId,
-    call_id: Type.String({ minLength: 1 }),
-    display_name: Type.String(),
-    wb_user_id: OptionalNullable(Type.String()),
+    call_id: Type.String({ minLength: 1, description: 'The call to rename' }),
+    display_name: Type.String({ description: 'The new display name' }),
+    wb_user_id: OptionalNullable(Type.String({ description: 'The W&B user making the change' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, graphqlName: 'CallUpdateInput', description: "A change to a call's display name" },
 );
 export type CallUpdateBody = Static<typeof CallUpdateBody>;
 

@@ -113,10 +113,17 @@ describe('POST /traces/call/start', () => {
 
   it('GraphQL callers are checked by the tracing resolvers too', async () => {
     const member = await platform.createUser('bob', { team2: 'MEMBER' });
-    const res = await platform.graphql(`mutation($body: JSONObject!) { startCall(body: $body) { id } }`, { body: startOf('trellis/default') }, member.key);
+    const start = { projectId: 'trellis/default', opName: 'op', startedAt: new Date().toISOString(), attributes: {}, inputs: {} };
+    const startCall = `mutation($input: CallStartInput!) { startCall(input: $input) { id } }`;
+    const res = await platform.graphql(startCall, { input: start }, member.key);
     expect(res.body.errors![0].extensions.code).toBe('FORBIDDEN');
-    const invalid = await platform.graphql(`mutation($body: JSONObject!) { startCall(body: $body) { id } }`, { body: { start: {} } });
-    expect(invalid.body.errors![0].extensions.issues).toContainEqual(expect.objectContaining({ loc: ['body', 'start', 'op_name'] }));
+    // The typed input rejects a missing field before the resolver runs; the schema's own rules answer at GraphQL paths.
+    const missing = await platform.graphql(startCall, { input: { ...start, opName: undefined } });
+    expect(missing.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
+    const invalid = await platform.graphql(startCall, { input: { ...start, opName: '', startedAt: 'yesterday' } });
+    expect(invalid.body.errors![0].extensions.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ loc: ['input', 'opName'] }), expect.objectContaining({ loc: ['input', 'startedAt'] })]),
+    );
   });
 });
 

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { GraphQLSchema, printType, type GraphQLInputObjectType } from 'graphql';
+import { buildSchema, Arg, Mutation, Resolver } from 'type-graphql';
+import { describe, expect, it } from 'vitest';
+import { ValidationFailedError } from '../../errors.js';
+import { validateOrThrow } from '../../validation.js';
+import { typedInput } from '../typed-input.js';
+
+const Sort = Type.Object(
+  { field: Type.String({ description: 'The field' }), direction: Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], graphqlName: 'TestSortDirection' }) },
+  { graphqlName: 'TestSortInput', description: 'An order' },
+);
+const Body = Type.Object(
+  {
+    project_id: Type.String({ pattern: '^[^/]+/[^/]+$', description: 'The project' }),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096, description: 'A bound' })),
+    big_step: Type.Optional(Type.Integer({ description: 'Unbounded' })),
+    sort_by: Type.Optional(Type.Array(Sort)),
+    inputs: Type.Object({}, { additionalProperties: true, description: 'Free-form' }),
+    output: Type.Optional(Type.Unknown({ description: 'Anything' })),
+  },
+  { graphqlName: 'TestBodyInput', description: 'A request', graphqlExtra: 'extraBody', additionalProperties: true },
+);
+const BodyInput = typedInput(Body);
+
+@Resolver()
+class TestResolver {
+  @Mutation(() => Boolean)
+  take(@Arg('input', () => BodyInput.type) _input: unknown): boolean {
+    return true;
+  }
+}
+
+describe('typed inputs generated from a request schema', () => {
+  it('declares every property as a typed, described field: nullability, enums, lists, free-form JSON, safe integers', async () => {
+    const schema: GraphQLSchema = await buildSchema({ resolvers: [TestResolver], validate: false, skipCheck: true });
+    const printed = printType(schema.getType('TestBodyInput') as GraphQLInputObjectType);
+    expect(printed).toContain('"""A request"""');
+    expect(printed).toContain('projectId: String!');
+    expect(printed).toContain('maxTokens: Int');
+    expect(printed).toContain('bigStep: SafeInt');
+    expect(printed).toContain('sortBy: [TestSortInput!]');
+    expect(printed).toContain('inputs: JSONObject!');
+    expect(printed).toContain('output: JSON');
+    expect(printed).toContain('extraBody: JSONObject');
+    expect(printType(schema.getType('TestSortDirection')!)).toContain('ASC');
+  });
+
+  it('maps wire bodies onto GraphQL values and back, keeping free-form data and undeclared keys as they are', () => {
+    const wire = { project_id: 'a/b', sort_by: [{ field: 'x', direction: 'desc' as const }], inputs: { some_key: { nested_key: 1 } }, top_k: 5 };
+    const graphql = BodyInput.fromWire(wire);
+    expect(graphql).toEqual({ projectId: 'a/b', sortBy: [{ field: 'x', direction: 'DESC' }], inputs: { some_key: { nested_key: 1 } }, extraBody: { top_k: 5 } });
+    expect(BodyInput.toWire(graphql)).toEqual(wire);
+  });
+
+  it('reports the schema rules at GraphQL paths', async () => {
+    const failure = await BodyInput.handle({ projectId: 'no-slash', maxTokens: 0, inputs: {} }, { arg: 'input', wire: ['body'] }, async (wire) =>
+      validateOrThrow(Body, wire, 'body'),
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ValidationFailedError);
+    expect((failure as ValidationFailedError).issues!.map((issue) => issue.loc)).toEqual(
+      expect.arrayContaining([
+        ['input', 'projectId'],
+        ['input', 'maxTokens'],
+      ]),
+    );
+  });
+
+  it('refuses two different schemas under one GraphQL name', () => {
+    expect(() => typedInput(Type.Object({ other: Type.String() }, { graphqlName: 'TestBodyInput' }))).toThrow(/two different schemas/);
+  });
+});
