@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '../../platform/errors.js';
+import { decodeCursor, encodeCursor, isOffset } from '../../platform/graphql/connection.js';
 import {
   CallBatchBody,
   CallEndBody,
@@ -146,7 +147,8 @@ function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: n
     ...split(body.project_id),
     filter: callFilterOf(body.filter),
     first: Math.min(pageSize, body.limit ?? pageSize),
-    after: cursor ?? (body.offset ? Buffer.from(`offset:${body.offset}`).toString('base64url') : null),
+    // Project.calls pages by position (its cursors encode offsets), so Weave's offset is a cursor there.
+    after: cursor ?? (body.offset ? encodeCursor(body.offset) : null),
     sortBy: body.sort_by ?? null,
     query: body.query ?? null,
     columns: body.columns ?? null,
@@ -360,7 +362,7 @@ export const tracingRoutes = [
       contentType: 'application/jsonl',
       pageVariables: ({ body }, cursor) => {
         // `limit` bounds the whole stream: the last page asks only for what is left.
-        const consumed = cursor ? Number(/^offset:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1] ?? 0) - (body.offset ?? 0) : 0;
+        const consumed = cursor ? (decodeCursor(cursor, isOffset) ?? 0) - (body.offset ?? 0) : 0;
         const remaining = body.limit === undefined || body.limit === null ? 1000 : Math.max(0, body.limit - consumed);
         return { ...callsPageVariables(body, cursor, 1000), first: Math.min(1000, remaining) };
       },
@@ -368,7 +370,7 @@ export const tracingRoutes = [
         const calls = data.project?.calls;
         if (!calls) return { items: [], nextCursor: null };
         const nextCursor = calls.pageInfo.hasNextPage ? calls.pageInfo.endCursor : null;
-        const consumed = nextCursor ? Number(/^offset:(\d+)$/.exec(Buffer.from(nextCursor, 'base64url').toString())?.[1] ?? 0) - (body.offset ?? 0) : 0;
+        const consumed = nextCursor ? (decodeCursor(nextCursor, isOffset) ?? 0) - (body.offset ?? 0) : 0;
         const done = body.limit !== undefined && body.limit !== null && consumed >= body.limit;
         return { items: calls.nodes.map((call: Record<string, any>) => toWeaveCall(call, readsSummary(body.columns))), nextCursor: done ? null : nextCursor };
       },

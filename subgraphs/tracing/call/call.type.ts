@@ -1,4 +1,5 @@
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import { connectionTypes, type Connection } from '../../../platform/graphql/connection.js';
 import { JSONScalar } from '../../../platform/graphql/scalars.js';
 import type { CallRow } from './call.store.js';
 import { callStatusOf, traceNameOf, type CallStatus } from './derived-fields.js';
@@ -64,17 +65,9 @@ export function toCall(row: CallRow): Call {
   });
 }
 
-@ObjectType()
-export class CallPageInfo {
-  @Field(() => Boolean) hasNextPage!: boolean;
-  @Field(() => String, { nullable: true }) endCursor!: string | null;
-}
-
-@ObjectType()
-export class CallConnection {
-  @Field(() => [Call]) nodes!: Call[];
-  @Field(() => CallPageInfo) pageInfo!: CallPageInfo;
-}
+/** A page of a project's calls (Relay connection). */
+export const CallConnection = connectionTypes(Call, 'Call', 'call');
+export type CallConnection = Connection<Call>;
 
 @InputType({ description: 'Every list is "any of"; absent or empty lists do not filter' })
 export class CallFilter {

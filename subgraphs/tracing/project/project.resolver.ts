@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, Float, Int, Resolver, Root } from 'type-graphql';
 import { requireTeamMember } from '../../../platform/auth/authorize.js';
 import { BadRequestError } from '../../../platform/errors.js';
+import { decodeCursor, encodeCursor, isOffset, pageSize, pagingDescriptions, toConnection } from '../../../platform/graphql/connection.js';
 import { defineProjectRef } from '../../../platform/graphql/entity-refs.js';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
@@ -14,6 +15,10 @@ import type { TracingServices } from '../services.js';
 
 export const Project = defineProjectRef();
 export type Project = InstanceType<typeof Project>;
+
+/** Weave's stream_query pages through calls 10,000 at a time; dashboards ask for less. */
+const CALL_PAGES = { default: 100, max: MAX_CALLS_PAGE };
+const CALL_PAGING = pagingDescriptions(CALL_PAGES, 'call');
 
 const QUERY_DESCRIPTION = 'Weave query expression {"$expr": …} ($and $or $not $eq $gt $gte $in $contains $getField $literal $convert); see docs/tracing.md';
 
@@ -44,8 +49,8 @@ export class TracingProjectResolver {
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
     @Arg('filter', () => CallFilter, { nullable: true }) filter: CallFilter | null,
-    @Arg('first', () => Int, { nullable: true, defaultValue: 100 }) first: number,
-    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Arg('first', () => Int, { nullable: true, description: CALL_PAGING.first }) first: number | null,
+    @Arg('after', () => String, { nullable: true, description: CALL_PAGING.after }) after: string | null,
     @Arg('sortBy', () => [CallSortInput], { nullable: true }) sortBy: CallSortInput[] | null,
     @Arg('query', () => JSONObjectScalar, { nullable: true, description: QUERY_DESCRIPTION }) query: Record<string, unknown> | null,
     @Arg('columns', () => [String], {
@@ -70,13 +75,13 @@ export class TracingProjectResolver {
     })
     returnExpandedColumnValues: boolean,
   ): Promise<CallConnection> {
-    if (first < 0 || first > MAX_CALLS_PAGE) throw new BadRequestError(`first must be between 0 and ${MAX_CALLS_PAGE}`);
-    const offset = decodeCursor(after);
+    const size = pageSize(first, CALL_PAGES);
+    // Calls sort by any column or JSON path, so a cursor is the position in that order (an offset), not a keyset.
+    const offset = decodeCursor(after, isOffset) ?? 0;
     const search = { filter, query, sortBy, columns, expandColumns, returnExpandedColumnValues: returnExpandedColumnValues !== false };
-    const rows = await this.services.calls.search(projectIdOf(project, context), search, first + 1, offset);
-    const nodes = rows.slice(0, first).map(toCall);
-    const hasNextPage = rows.length > first;
-    return { nodes, pageInfo: { hasNextPage, endCursor: hasNextPage ? encodeCursor(offset + first) : null } };
+    const rows = await this.services.calls.search(projectIdOf(project, context), search, size + 1, offset);
+    let position = offset;
+    return toConnection(rows, size, { after, toNode: toCall, cursorOf: () => encodeCursor(++position) });
   }
 
   @FieldResolver(() => Call, { nullable: true, description: 'A prediction of the evaluation API' })
@@ -220,17 +225,6 @@ function projectIdOf(project: Project, context: GraphQLContext): string {
 
 function clamp(limit: number): number {
   return Math.min(Math.max(0, limit), MAX_CALLS_PAGE);
-}
-
-function encodeCursor(offset: number): string {
-  return Buffer.from(`offset:${offset}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string | null): number {
-  if (!cursor) return 0;
-  const match = /^offset:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw new BadRequestError('after is not a cursor returned by this API');
-  return Number(match[1]);
 }
 
 function withoutAbsent(value: Record<string, unknown>): Record<string, unknown> {
