@@ -20,7 +20,8 @@ import type { CompletionTraceSink } from './tracing/completion-trace.js';
 import { TraceSettings } from './tracing/trace-settings.js';
 import { TraceSettingsResolver } from './tracing/trace-settings.resolver.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
-import { Project, ProjectUsageResolver, Team, TeamUsageResolver, UsageQueries } from './usage/usage.resolver.js';
+import { UsageQueries } from './usage/usage-queries.js';
+import { Project, ProjectUsageResolver, Team, TeamUsageResolver } from './usage/usage.resolver.js';
 
 export interface InferenceSubgraphOptions {
   /** The in-process model runtime behind `embedded` catalog models (absent: such models cannot be served). */

@@ -4,7 +4,7 @@ import type { ModelCatalog } from './catalog/model-catalog.js';
 import type { InferenceConfig } from './inference-config.js';
 import type { TraceSettings } from './tracing/trace-settings.js';
 import type { UsageRecorder } from './usage/usage-recorder.js';
-import type { UsageQueries } from './usage/usage.resolver.js';
+import type { UsageQueries } from './usage/usage-queries.js';
 
 export interface InferenceServices {
   config: InferenceConfig;
