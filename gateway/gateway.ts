@@ -7,6 +7,7 @@ import type { GraphQLContext } from '../platform/graphql/context.js';
 import type { Logger } from '../platform/logger.js';
 import { InProcessDataSource } from './in-process-data-source.js';
 import { maskUnexpectedErrors } from './plugins/mask-errors.js';
+import { rejectUnrunnableOperations } from './plugins/reject-unrunnable-operations.js';
 import { SignedRemoteDataSource } from './signed-data-source.js';
 
 /**
@@ -80,7 +81,7 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
       }),
     ],
     formatError: maskUnexpectedErrors(options.logger),
-    plugins: options.plugins ?? [],
+    plugins: [rejectUnrunnableOperations(), ...(options.plugins ?? [])],
   });
   await server.start();
   return server;

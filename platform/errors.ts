@@ -1,30 +1,18 @@
 import { GraphQLError } from 'graphql';
+import { ERROR_REASONS, isErrorReason, isPublicErrorCode, FOREIGN_REQUEST_CODES, type ErrorReason, type PublicErrorCode } from './error-catalogue.js';
 
 /**
- * Every deliberate error of the platform is a TrellisError: it carries its HTTP status and a stable code.
- * Subgraphs throw them; they travel through the gateway as GraphQL error extensions; the REST adapter turns
- * them into each family's wire shape in exactly one place (rest-adapter/error-shapes.ts). Anything else that
- * is thrown is a bug and is masked as an internal error.
+ * Every deliberate error of the platform is a TrellisError: it carries its HTTP status and a stable code (a reason
+ * of platform/error-catalogue.ts). Subgraphs throw them; they travel through the gateway as GraphQL error
+ * extensions (the public `code` of the catalogue, the finer `reason`); the REST adapter turns them into each
+ * family's wire shape in exactly one place (rest-adapter/error-shapes.ts). Anything else that is thrown is a bug
+ * and is masked as an internal error.
  */
-export const ERROR_CODES = [
-  'BAD_REQUEST',
-  'VALIDATION_FAILED',
-  'UNAUTHENTICATED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'CONFLICT',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'RATE_LIMITED',
-  'UPSTREAM_ERROR',
-  'UPSTREAM_TIMEOUT',
-  'UNAVAILABLE',
-  'INTERNAL',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export const ERROR_CODES = Object.keys(ERROR_REASONS) as ErrorReason[];
+export type ErrorCode = ErrorReason;
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+  return isErrorReason(value);
 }
 
 /** One problem with one input field, in the shape FastAPI/pydantic clients know. */
@@ -49,6 +37,11 @@ export class TrellisError extends Error {
   readonly issues?: ValidationIssue[];
   readonly param?: string;
   readonly retryAfterSeconds?: number;
+  /**
+   * GraphQL only: where the bad input is, as a path starting with the argument name (`["body","start","op_name"]`).
+   * Set where a resolver's arguments are known (platform/graphql/input-field-paths.ts), not by whoever throws.
+   */
+  field?: (string | number)[];
 
   constructor(
     readonly status: number,
@@ -67,19 +60,25 @@ export class TrellisError extends Error {
    * TrellisError thrown anywhere in a subgraph reaches the gateway with its status and code.
    */
   get extensions(): Record<string, unknown> {
-    return this.toGraphQLError().extensions;
+    const code = this.publicCode;
+    return {
+      code,
+      ...(this.code !== code ? { reason: this.code } : {}),
+      status: this.status,
+      ...(this.field ? { field: this.field } : {}),
+      ...(this.issues ? { issues: this.issues } : {}),
+      ...(this.param ? { param: this.param } : {}),
+      ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
+    };
+  }
+
+  /** The catalogue code GraphQL clients see; the error's own `code` travels as `extensions.reason` when it differs. */
+  get publicCode(): PublicErrorCode {
+    return ERROR_REASONS[this.code].code;
   }
 
   toGraphQLError(): GraphQLError {
-    return new GraphQLError(this.message, {
-      extensions: {
-        code: this.code,
-        status: this.status,
-        ...(this.issues ? { issues: this.issues } : {}),
-        ...(this.param ? { param: this.param } : {}),
-        ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
-      },
-    });
+    return new GraphQLError(this.message, { extensions: this.extensions });
   }
 }
 
@@ -114,11 +113,14 @@ export class ConflictError extends TrellisError {
   }
 }
 
-/** Rebuilds a TrellisError from the extensions of a GraphQL error that crossed the gateway. */
+/**
+ * Rebuilds a TrellisError from the extensions of a GraphQL error that crossed the gateway: `reason` when the error
+ * carried one, else its code (a catalogue code that is also a reason, or one of another GraphQL server's codes).
+ */
 export function trellisErrorFromGraphQL(error: { message: string; extensions?: Record<string, unknown> }): TrellisError {
   const ext = error.extensions ?? {};
-  const code = isErrorCode(ext.code) ? ext.code : graphqlCodeToErrorCode(ext.code);
-  const status = typeof ext.status === 'number' ? ext.status : defaultStatus(code);
+  const code = isErrorReason(ext.reason) ? ext.reason : reasonOfCode(ext.code);
+  const status = typeof ext.status === 'number' ? ext.status : ERROR_REASONS[code].status;
   return new TrellisError(status, code, code === 'INTERNAL' ? 'Internal server error' : error.message, {
     issues: Array.isArray(ext.issues) ? (ext.issues as ValidationIssue[]) : undefined,
     param: typeof ext.param === 'string' ? ext.param : undefined,
@@ -126,32 +128,16 @@ export function trellisErrorFromGraphQL(error: { message: string; extensions?: R
   });
 }
 
-function graphqlCodeToErrorCode(code: unknown): ErrorCode {
-  switch (code) {
-    case 'GRAPHQL_VALIDATION_FAILED':
-    case 'GRAPHQL_PARSE_FAILED':
+function reasonOfCode(code: unknown): ErrorCode {
+  if (isErrorReason(code)) return code;
+  const publicCode = isPublicErrorCode(code) ? code : typeof code === 'string' ? FOREIGN_REQUEST_CODES[code] : undefined;
+  switch (publicCode) {
     case 'BAD_USER_INPUT':
+    case 'GRAPHQL_PARSE_FAILED':
+    case 'GRAPHQL_VALIDATION_FAILED':
+    case 'PERSISTED_QUERY_NOT_FOUND':
       return 'BAD_REQUEST';
     default:
       return 'INTERNAL';
   }
-}
-
-function defaultStatus(code: ErrorCode): number {
-  const statuses: Record<ErrorCode, number> = {
-    BAD_REQUEST: 400,
-    VALIDATION_FAILED: 422,
-    UNAUTHENTICATED: 401,
-    FORBIDDEN: 403,
-    NOT_FOUND: 404,
-    CONFLICT: 409,
-    PAYLOAD_TOO_LARGE: 413,
-    UNSUPPORTED_MEDIA_TYPE: 415,
-    RATE_LIMITED: 429,
-    UPSTREAM_ERROR: 502,
-    UPSTREAM_TIMEOUT: 504,
-    UNAVAILABLE: 503,
-    INTERNAL: 500,
-  };
-  return statuses[code];
 }

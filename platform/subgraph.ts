@@ -11,6 +11,7 @@ import type { DatabaseConnection } from './db/connection.js';
 import { migrateSchema, type Migrations } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import type { GraphQLContext } from './graphql/context.js';
+import { attachInputFieldPaths } from './graphql/input-field-paths.js';
 import type { PlatformGraph } from './graphql/platform-graph.js';
 
 /**
@@ -148,6 +149,8 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
     }
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const schema = buildSubgraphSchema({ typeDefs: parse(sdl), resolvers: resolvers as any });
+    // Bad-input errors learn which argument they are about (extensions.field), in every topology and transport.
+    attachInputFieldPaths(schema);
     return { sdl, schema };
   };
 

@@ -76,7 +76,7 @@ describe('federated gateway', () => {
 
   it('masks unexpected errors and keeps deliberate ones', async () => {
     const { body } = await platform.graphql('mutation { createProject(entity: "trellis", name: "bad name!") { name } }');
-    expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+    expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST', status: 400 });
     expect(body.errors[0].message).toMatch(/Project name "bad name!" is invalid/);
   });
 });

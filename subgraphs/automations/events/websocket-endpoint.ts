@@ -4,6 +4,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { apiKeyFromAuthorization } from '../../../platform/auth/credentials.js';
 import type { Principal } from '../../../platform/auth/principal.js';
+import { publicErrorHooks } from '../../../platform/graphql/graphql-ws-errors.js';
+import type { Logger } from '../../../platform/logger.js';
 import type { HttpExtension, SubgraphHttpContext } from '../../../platform/subgraph.js';
 import type { AutomationsServices } from '../services.js';
 import type { SubscriptionContext } from './subscription-context.js';
@@ -23,6 +25,8 @@ export function subscriptionEndpoint(schema: GraphQLSchema, services: Automation
     const server = useServer<Record<string, unknown> | undefined>(
       {
         schema,
+        // Error codes and masking as on /graphql (platform/error-catalogue.ts).
+        ...publicErrorHooks(schema, app.log as Logger),
         onConnect: async (ctx) => {
           const header = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : ctx.extra.request.headers.authorization;
           const key = apiKeyFromAuthorization(header);

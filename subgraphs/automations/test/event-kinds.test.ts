@@ -204,7 +204,7 @@ describe('automation configuration', () => {
       const { body } = await platform.graphql(`mutation($input: CreateAutomationInput!) { createAutomation(input: $input) { id } }`, {
         input: { entity: 'trellis', scopeKind: 'PROJECT', scopeName: 'default', name: `bad-${Math.random()}`, webhookId, payload: '{}', event: { type: 'CREATE_ARTIFACT' }, ...input },
       });
-      expect(body.errors?.[0].extensions.code).toBe('VALIDATION_FAILED');
+      expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED' });
       return body.errors![0].message as string;
     };
     expect(await attempt({ event: { type: 'ADD_ARTIFACT_ALIAS', aliasRegex: '([a-z' } })).toMatch(/Invalid regular expression/);

@@ -70,7 +70,7 @@ describe('registry', () => {
     );
     expect(denied.body.errors?.[0].extensions.code).toBe('FORBIDDEN');
     const invalid = await platform.graphql(`mutation($id: ID!) { addArtifactAlias(versionId: $id, alias: "bad alias!") { id } }`, { id: versionId });
-    expect(invalid.body.errors?.[0].extensions.code).toBe('VALIDATION_FAILED');
+    expect(invalid.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', field: ['alias'] });
     expect((await events.read(await settledCursor(events))).events).toEqual([]);
     expect((await readSettled(events, before)).events).toHaveLength(2);
   });

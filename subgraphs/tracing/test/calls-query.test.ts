@@ -261,6 +261,6 @@ describe('invalid queries are 422s that point into the body', () => {
     const graphql = await platform.graphql(`query($q: JSONObject) { project(entity: "trellis", name: "q") { calls(query: $q) { nodes { id } } } }`, {
       q: { $expr: { $eq: [lit(1)] } },
     });
-    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['body', 'query', '$expr', '$eq'] })] });
+    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['body', 'query', '$expr', '$eq'] })] });
   });
 });

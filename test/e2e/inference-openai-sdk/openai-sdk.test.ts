@@ -307,7 +307,7 @@ describe('catalog administration', () => {
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
 
     const invalid = await platform.graphql(mutation, { definition: { ...definition, deployments: [{ base_url: 'ftp://x' }] } });
-    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', param: 'definition.deployments.0.base_url' });
+    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', param: 'definition.deployments.0.base_url', field: ['definition', 'deployments', 0, 'base_url'] });
 
     const created = await platform.graphql(mutation, { definition });
     expect(created.body.errors).toBeUndefined();

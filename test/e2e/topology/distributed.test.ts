@@ -144,3 +144,51 @@ describe('distributed topology', () => {
     }
   }, 60_000);
 });
+
+describe('distributed topology: error codes', () => {
+  const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+  const post = async (query: string, variables?: Record<string, unknown>) => {
+    const response = await fetch(`${gatewayUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify({ query, variables }) });
+    return (await response.json()) as { errors?: { message: string; extensions: Record<string, unknown> }[] };
+  };
+
+  // The same extensions as in one process (test/foundation/graphql-errors.test.ts): nothing says which service answered.
+  it('carries catalogue codes, reasons and argument paths from subgraph services through the gateway', async () => {
+    const invalid = await post('mutation($body: JSONObject!) { startCall(body: $body) { id } }', { body: { start: { project_id: 'trellis/default' } } });
+    expect(invalid.errors![0]!.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      reason: 'VALIDATION_FAILED',
+      status: 422,
+      field: ['body', 'start', 'op_name'],
+      issues: expect.arrayContaining([{ loc: ['body', 'start', 'op_name'], msg: 'Field required', type: 'missing' }]),
+      param: 'start.op_name',
+    });
+    const missing = await post('{ trainingModel(id: "no-such-model") { id } }');
+    expect(missing.errors![0]!.extensions).toEqual({ code: 'NOT_FOUND', status: 404, param: 'model_id' });
+    expect((await post('mutation { createTeam(name: "distributed-twice") { name } }')).errors).toBeUndefined();
+    const conflict = await post('mutation { createTeam(name: "distributed-twice") { name } }');
+    expect(conflict.errors![0]!.extensions).toEqual({ code: 'CONFLICT', status: 409 });
+    const variable = await post('query($id: ID!) { trainingModel(id: $id) { id } }');
+    expect(variable.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400, field: ['$id'] });
+  });
+
+  it('answers graphql-ws errors of the automations service with catalogue codes', async () => {
+    const client = createClient({
+      url: subgraphUrls.automations!.replace('http', 'ws').replace('/graphql', '/graphql/ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: admin,
+      retryAttempts: 0,
+    });
+    try {
+      const errors = await new Promise<any[]>((resolve, reject) => {
+        client.subscribe(
+          { query: 'subscription { platformEvents(after: "not-a-cursor") { id } }' },
+          { next: (value) => value.errors && resolve([...value.errors]), error: (error) => (Array.isArray(error) ? resolve(error) : reject(error)), complete: () => undefined },
+        );
+      });
+      expect(errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST', status: 400, param: 'after', field: ['after'] });
+    } finally {
+      await client.dispose();
+    }
+  });
+});
