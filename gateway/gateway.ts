@@ -1,5 +1,6 @@
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -81,7 +82,8 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
       }),
     ],
     formatError: maskUnexpectedErrors(options.logger),
-    plugins: [rejectUnrunnableOperations(), ...(options.plugins ?? [])],
+    // Apollo's landing page loads its UI from a CDN (blank offline); browsers get the platform's explorer instead.
+    plugins: [ApolloServerPluginLandingPageDisabled(), rejectUnrunnableOperations(), ...(options.plugins ?? [])],
   });
   await server.start();
   return server;

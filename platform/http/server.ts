@@ -17,6 +17,7 @@ import type { SubscriptionExecutor } from '../../rest-adapter/sse.js';
 import type { LocalExecutor } from '../../rest-adapter/execute.js';
 import { ajv } from '../validation.js';
 import { installErrorHandling } from './error-handler.js';
+import { registerGraphqlExplorer } from './graphql-explorer.js';
 import { registerMetrics } from './metrics.js';
 
 export interface HttpServerOptions {
@@ -85,6 +86,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   registerMetrics(app);
+  registerGraphqlExplorer(app); // before the gateway: it serves the page on Apollo's GET /graphql route
 
   await app.register(swagger, {
     openapi: {
