@@ -24,6 +24,7 @@ const SCALARS = {
   JSON: 'unknown',
   JSONObject: 'Record<string, unknown>',
   BigInt: 'number',
+  SafeInt: 'number',
 };
 
 let platform: TestPlatform;
