@@ -97,6 +97,15 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     // Authentication is identity's code; with identity remote, it runs here against identity's schema.
     const identity = started.get('identity')?.services as IdentityServices | undefined;
     const authenticator = identity?.authenticator ?? new Authenticator(db.forSchema<IdentityDatabase>('identity'));
+    if (!identity) {
+      // Identity's own process tells this one about changed principals (memberships, revoked keys) at commit.
+      await authenticator.followChanges(databaseUrl, logger);
+      cleanups.push({ step: 'principal change listener', run: () => authenticator.close() });
+    }
+    const httpContext = {
+      authenticate: (key: string) => authenticator.authenticate(key),
+      onPrincipalChanged: (handler: (userId: string | null) => void) => authenticator.onPrincipalChanged(handler),
+    };
 
     const supergraphSdl = composeSupergraph(await printSubgraphs(modules), config.subgraphUrls);
     const topology: Topology = remoteNames.length
@@ -115,9 +124,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         await sql`select 1`.execute(db.root);
       },
       routes: options.routes ?? ALL_ROUTES,
-      extensions: [...started.values()].flatMap((subgraph) =>
-        subgraph.httpExtensions({ authenticate: (key) => authenticator.authenticate(key) }),
-      ),
+      extensions: [...started.values()].flatMap((subgraph) => subgraph.httpExtensions(httpContext)),
       // Streaming routes run a subgraph's subscription in this process; a remote subgraph cannot stream yet.
       subscribe: async (name, document, variables, contextValue) => {
         const schema = started.get(name)?.schema;

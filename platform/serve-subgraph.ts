@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { subgraphByName } from '../subgraphs/index.js';
 import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
+import type { IdentityServices } from '../subgraphs/identity/services.js';
 import { verifyPrincipal } from './auth/internal-signature.js';
 import { ConfigError, loadConfig } from './config.js';
 import { connectDatabase } from './db/connection.js';
@@ -44,8 +45,14 @@ const apollo = new ApolloServer<GraphQLContext>({
 });
 await apollo.start();
 // Endpoints a subgraph serves itself (e.g. automations' graphql-ws endpoint) authenticate API keys directly.
-const authenticator = new Authenticator(db.forSchema<IdentityDatabase>('identity'));
-for (const extension of subgraph.httpExtensions({ authenticate: (key) => authenticator.authenticate(key) })) {
+const authenticator = (subgraph.services as Partial<IdentityServices>).authenticator ?? new Authenticator(db.forSchema<IdentityDatabase>('identity'));
+// Principal changes committed by the identity service reach this cache at once (LISTEN), not after its TTL.
+await authenticator.followChanges(config.databaseUrl, logger);
+const httpContext = {
+  authenticate: (key: string) => authenticator.authenticate(key),
+  onPrincipalChanged: (handler: (userId: string | null) => void) => authenticator.onPrincipalChanged(handler),
+};
+for (const extension of subgraph.httpExtensions(httpContext)) {
   await extension(app);
 }
 app.get('/healthz', async () => ({ status: 'ok', subgraph: name }));
@@ -73,6 +80,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     await app.close(); // stops accepting and waits for in-flight requests
     await apollo.stop();
     await subgraph.stop();
+    await authenticator.close();
     await db.close();
     process.exit(0);
   });

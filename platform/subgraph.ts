@@ -42,6 +42,12 @@ export interface BackgroundWorker {
 export interface SubgraphHttpContext {
   /** Resolves an API key to its principal, or null when the key is unknown or revoked. */
   authenticate(apiKey: string): Promise<Principal | null>;
+  /**
+   * Calls `handler` when a user's principal changed (memberships, roles, a revoked key; null: anyone's may have),
+   * after `authenticate` stopped answering from the old state: e.g. for open connections to re-authenticate.
+   * Returns the unsubscribe function.
+   */
+  onPrincipalChanged(handler: (userId: string | null) => void): () => void;
 }
 export type HttpExtension = (app: FastifyInstance) => Promise<void> | void;
 

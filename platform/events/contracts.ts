@@ -72,3 +72,12 @@ export type TrainingRunKilledPayload = TrainingRunRef;
 export interface TrainingRunFailedPayload extends TrainingRunRef {
   error_message: string;
 }
+
+/**
+ * Identity → every process that caches principals (the edge's authenticator, open subscriptions): a NOTIFY on this
+ * channel, sent in the transaction that changes what a user's principal holds (team memberships and roles, resource
+ * roles, a revoked key), so it is delivered at commit and never for a change that rolled back. The payload is the
+ * affected user's id; an empty payload (a listener's wake-up after a reconnect) means any principal may have
+ * changed. A wake-up only: the receiver re-resolves the principal, nothing is read from the notification but the id.
+ */
+export const PRINCIPAL_CHANGED_CHANNEL = 'trellis_identity_principal_changed';
