@@ -16,6 +16,7 @@ import { TrellisError } from './errors.js';
 import { CompiledOperations } from './graphql/compiled-operations.js';
 import { RemoteSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { InProcessGraph } from './graphql/platform-graph.js';
+import { createModelLimiter } from './model-access/limits.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -87,9 +88,12 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
 
     // Subgraphs here read other subgraphs' data through this process's gateway (bound once it exists).
     const graph = new InProcessGraph(logger);
+    // Every subgraph here that serves a model admits its requests through this one limiter.
+    const modelLimiter = createModelLimiter(config);
     const started = new Map<string, StartedSubgraph<any>>();
     for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
-      const subgraph = await module.start({ db, config, graph, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
+      const dependencies = { db, config, graph, modelLimiter, logger: logger.child({ subgraph: module.name }) };
+      const subgraph = await module.start(dependencies, { workers: options.workers });
       started.set(module.name, subgraph);
       cleanups.push({ step: `subgraph ${module.name}`, run: () => subgraph.stop() });
     }

@@ -15,6 +15,7 @@ import { loadOrCreateSecretFile } from './internal-secret.js';
 import { createLogger } from './logger.js';
 import { serveSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { RemoteGraph, UnavailableGraph } from './graphql/platform-graph.js';
+import { createModelLimiter } from './model-access/limits.js';
 
 /**
  * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/platform/serve-subgraph.js tracing`).
@@ -34,7 +35,7 @@ const module = subgraphByName(name);
 const db = connectDatabase(config.databaseUrl, { max: config.databasePoolSize, applicationName: `trellis-${name}` });
 // Data of other subgraphs is read through the gateway process, on behalf of the caller.
 const graph = config.gatewayUrl ? new RemoteGraph(config.gatewayUrl, secret) : new UnavailableGraph();
-const subgraph = await module.start({ db, config, graph, logger });
+const subgraph = await module.start({ db, config, graph, logger, modelLimiter: createModelLimiter(config) });
 
 const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }) });
 const apollo = new ApolloServer<GraphQLContext>({

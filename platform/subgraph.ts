@@ -12,6 +12,7 @@ import { migrateSchema, type Migrations } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import type { GraphQLContext } from './graphql/context.js';
 import type { PlatformGraph } from './graphql/platform-graph.js';
+import type { RequestLimiter } from './model-access/request-limiter.js';
 
 /**
  * The one shape every subgraph has. A subgraph is: GraphQL types and resolver classes (type-graphql), its store
@@ -28,6 +29,12 @@ export interface SubgraphDependencies {
   logger: Logger;
   /** The federated graph as a client, for reading other subgraphs' data on behalf of a caller (absent in tools). */
   graph?: PlatformGraph;
+  /**
+   * The process's one admission limiter for requests to models (platform/model-access), shared by every subgraph
+   * that serves a model so no path escapes the per-key and per-project limits (absent in tools: a subgraph then
+   * makes its own from the config).
+   */
+  modelLimiter?: RequestLimiter;
 }
 
 /** A long-running task owned by a subgraph (delivery worker, job consumer…); stopped on graceful shutdown. */
