@@ -162,7 +162,7 @@ let exitCode = 0;
 try {
   await identitySubgraph.migrate(db);
   const store = db.forSchema<IdentityDatabase>('identity') as Kysely<IdentityDatabase>;
-  // A running platform drops cached principals within its cache TTL (seconds); nothing to invalidate here.
+  // Changes to principals are notified in their transactions: running platforms drop cached principals at commit.
   const identity = new IdentityService(store, logger);
   const result = await run(identity, positionals);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -16,6 +16,7 @@ import { TrellisError } from './errors.js';
 import { CompiledOperations } from './graphql/compiled-operations.js';
 import { RemoteSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { InProcessGraph } from './graphql/platform-graph.js';
+import { createModelLimiter } from './model-access/limits.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -87,9 +88,12 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
 
     // Subgraphs here read other subgraphs' data through this process's gateway (bound once it exists).
     const graph = new InProcessGraph(logger);
+    // Every subgraph here that serves a model admits its requests through this one limiter.
+    const modelLimiter = createModelLimiter(config);
     const started = new Map<string, StartedSubgraph<any>>();
     for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
-      const subgraph = await module.start({ db, config, graph, logger: logger.child({ subgraph: module.name }) }, { workers: options.workers });
+      const dependencies = { db, config, graph, modelLimiter, logger: logger.child({ subgraph: module.name }) };
+      const subgraph = await module.start(dependencies, { workers: options.workers });
       started.set(module.name, subgraph);
       cleanups.push({ step: `subgraph ${module.name}`, run: () => subgraph.stop() });
     }
@@ -97,6 +101,15 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     // Authentication is identity's code; with identity remote, it runs here against identity's schema.
     const identity = started.get('identity')?.services as IdentityServices | undefined;
     const authenticator = identity?.authenticator ?? new Authenticator(db.forSchema<IdentityDatabase>('identity'));
+    if (!identity) {
+      // Identity's own process tells this one about changed principals (memberships, revoked keys) at commit.
+      await authenticator.followChanges(databaseUrl, logger);
+      cleanups.push({ step: 'principal change listener', run: () => authenticator.close() });
+    }
+    const httpContext = {
+      authenticate: (key: string) => authenticator.authenticate(key),
+      onPrincipalChanged: (handler: (userId: string | null) => void) => authenticator.onPrincipalChanged(handler),
+    };
 
     const supergraphSdl = composeSupergraph(await printSubgraphs(modules), config.subgraphUrls);
     const topology: Topology = remoteNames.length
@@ -115,9 +128,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         await sql`select 1`.execute(db.root);
       },
       routes: options.routes ?? ALL_ROUTES,
-      extensions: [...started.values()].flatMap((subgraph) =>
-        subgraph.httpExtensions({ authenticate: (key) => authenticator.authenticate(key) }),
-      ),
+      extensions: [...started.values()].flatMap((subgraph) => subgraph.httpExtensions(httpContext)),
       // Streaming routes run a subgraph's subscription in this process; a remote subgraph cannot stream yet.
       subscribe: async (name, document, variables, contextValue) => {
         const schema = started.get(name)?.schema;

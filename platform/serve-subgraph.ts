@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { subgraphByName } from '../subgraphs/index.js';
 import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
+import type { IdentityServices } from '../subgraphs/identity/services.js';
 import { verifyPrincipal } from './auth/internal-signature.js';
 import { ConfigError, loadConfig } from './config.js';
 import { connectDatabase } from './db/connection.js';
@@ -14,6 +15,7 @@ import { loadOrCreateSecretFile } from './internal-secret.js';
 import { createLogger } from './logger.js';
 import { serveSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { RemoteGraph, UnavailableGraph } from './graphql/platform-graph.js';
+import { createModelLimiter } from './model-access/limits.js';
 
 /**
  * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/platform/serve-subgraph.js tracing`).
@@ -33,7 +35,7 @@ const module = subgraphByName(name);
 const db = connectDatabase(config.databaseUrl, { max: config.databasePoolSize, applicationName: `trellis-${name}` });
 // Data of other subgraphs is read through the gateway process, on behalf of the caller.
 const graph = config.gatewayUrl ? new RemoteGraph(config.gatewayUrl, secret) : new UnavailableGraph();
-const subgraph = await module.start({ db, config, graph, logger });
+const subgraph = await module.start({ db, config, graph, logger, modelLimiter: createModelLimiter(config) });
 
 const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }) });
 const apollo = new ApolloServer<GraphQLContext>({
@@ -44,8 +46,14 @@ const apollo = new ApolloServer<GraphQLContext>({
 });
 await apollo.start();
 // Endpoints a subgraph serves itself (e.g. automations' graphql-ws endpoint) authenticate API keys directly.
-const authenticator = new Authenticator(db.forSchema<IdentityDatabase>('identity'));
-for (const extension of subgraph.httpExtensions({ authenticate: (key) => authenticator.authenticate(key) })) {
+const authenticator = (subgraph.services as Partial<IdentityServices>).authenticator ?? new Authenticator(db.forSchema<IdentityDatabase>('identity'));
+// Principal changes committed by the identity service reach this cache at once (LISTEN), not after its TTL.
+await authenticator.followChanges(config.databaseUrl, logger);
+const httpContext = {
+  authenticate: (key: string) => authenticator.authenticate(key),
+  onPrincipalChanged: (handler: (userId: string | null) => void) => authenticator.onPrincipalChanged(handler),
+};
+for (const extension of subgraph.httpExtensions(httpContext)) {
   await extension(app);
 }
 app.get('/healthz', async () => ({ status: 'ok', subgraph: name }));
@@ -73,6 +81,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     await app.close(); // stops accepting and waits for in-flight requests
     await apollo.stop();
     await subgraph.stop();
+    await authenticator.close();
     await db.close();
     process.exit(0);
   });

@@ -13,6 +13,7 @@ import type { Logger } from './logger.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { attachInputFieldPaths } from './graphql/input-field-paths.js';
 import type { PlatformGraph } from './graphql/platform-graph.js';
+import type { RequestLimiter } from './model-access/request-limiter.js';
 
 /**
  * The one shape every subgraph has. A subgraph is: GraphQL types and resolver classes (type-graphql), its store
@@ -29,6 +30,12 @@ export interface SubgraphDependencies {
   logger: Logger;
   /** The federated graph as a client, for reading other subgraphs' data on behalf of a caller (absent in tools). */
   graph?: PlatformGraph;
+  /**
+   * The process's one admission limiter for requests to models (platform/model-access), shared by every subgraph
+   * that serves a model so no path escapes the per-key and per-project limits (absent in tools: a subgraph then
+   * makes its own from the config).
+   */
+  modelLimiter?: RequestLimiter;
 }
 
 /** A long-running task owned by a subgraph (delivery worker, job consumer…); stopped on graceful shutdown. */
@@ -43,6 +50,12 @@ export interface BackgroundWorker {
 export interface SubgraphHttpContext {
   /** Resolves an API key to its principal, or null when the key is unknown or revoked. */
   authenticate(apiKey: string): Promise<Principal | null>;
+  /**
+   * Calls `handler` when a user's principal changed (memberships, roles, a revoked key; null: anyone's may have),
+   * after `authenticate` stopped answering from the old state: e.g. for open connections to re-authenticate.
+   * Returns the unsubscribe function.
+   */
+  onPrincipalChanged(handler: (userId: string | null) => void): () => void;
 }
 export type HttpExtension = (app: FastifyInstance) => Promise<void> | void;
 

@@ -72,3 +72,43 @@ export type TrainingRunKilledPayload = TrainingRunRef;
 export interface TrainingRunFailedPayload extends TrainingRunRef {
   error_message: string;
 }
+
+/**
+ * Identity → every process that caches principals (the edge's authenticator, open subscriptions): a NOTIFY on this
+ * channel, sent in the transaction that changes what a user's principal holds (team memberships and roles, resource
+ * roles, a revoked key), so it is delivered at commit and never for a change that rolled back. The payload is the
+ * affected user's id; an empty payload (a listener's wake-up after a reconnect) means any principal may have
+ * changed. A wake-up only: the receiver re-resolves the principal, nothing is read from the notification but the id.
+ */
+export const PRINCIPAL_CHANGED_CHANNEL = 'trellis_identity_principal_changed';
+
+/**
+ * Training → inference: one chat completion served by the training subgraph (a base model or a checkpoint), so
+ * inference's usage accounting counts every path to a model (`Project.inferenceUsage`). Every outcome is one event,
+ * like inference's own usage records; `event.entity`/`project` are where it is counted (the checkpoint's project,
+ * else the caller's default entity and project `inference`), `event.author` the caller's username. Published off
+ * the request's path in small batches; inference's consumer writes one usage record per event, exactly once.
+ */
+export const TRAINING_CHAT_COMPLETION_EVENT = 'training.chat_completion';
+
+export interface TrainingChatCompletionPayload {
+  /** ISO time the request arrived. */
+  created_at: string;
+  /** The model as requested (`trellis-tiny`, `wandb-artifact:///entity/project/name:step3`). */
+  model: string;
+  api_key_id: string;
+  user_id: string;
+  /** The OpenAI `user` parameter, when sent. */
+  end_user: string | null;
+  stream: boolean;
+  /** The status the client was answered with (499: it went away mid-stream). */
+  status: number;
+  error_code: string | null;
+  error_message: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  latency_ms: number;
+  first_token_ms: number | null;
+  request_id: string | null;
+}

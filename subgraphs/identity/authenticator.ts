@@ -1,20 +1,30 @@
 import type { Kysely } from 'kysely';
 import { hashApiKey } from '../../platform/auth/api-key.js';
 import type { Principal, TeamRole } from '../../platform/auth/principal.js';
+import { PRINCIPAL_CHANGED_CHANNEL } from '../../platform/events/contracts.js';
+import { NotificationListener } from '../../platform/events/notification-listener.js';
+import type { Logger } from '../../platform/logger.js';
 import type { IdentityDatabase } from './db/database.js';
 import { identityStore as store } from './store.js';
 
 /**
  * Resolves an API key to the caller's Principal. This is identity's code run at the platform edge (gateway and
  * REST adapter), so no other subgraph reads identity's tables. Results are cached briefly because every request
- * authenticates; revocations and role changes made through this process clear the cache at once, and other
- * processes see them within `ttlMs`.
+ * authenticates. A change to a user's principal (memberships, roles, a revoked key) drops that user's cached
+ * principals: in the process that made it at once, after its commit; in every other process that follows changes
+ * (`followChanges`: a LISTEN on identity's PRINCIPAL_CHANGED_CHANNEL) when the notification arrives, which is
+ * milliseconds after the commit. `ttlMs` only bounds staleness when notifications are lost (a listener that lost
+ * its connection drops everything once it is back).
  */
 export class Authenticator {
   private readonly cache = new Map<string, { principal: Principal | null; expires: number }>();
   private readonly lastTouched = new Map<string, number>();
   /** Lookups in flight: when a popular key's entry expires, concurrent requests share one lookup. */
   private readonly loading = new Map<string, Promise<Principal | null>>();
+  /** Bumped by every invalidation: a lookup that started before one must not cache what it read. */
+  private generation = 0;
+  private readonly changeHandlers = new Set<(userId: string | null) => void>();
+  private listener: NotificationListener | undefined;
 
   constructor(
     private readonly db: Kysely<IdentityDatabase>,
@@ -29,20 +39,74 @@ export class Authenticator {
     if (cached && cached.expires > now) return cached.principal;
     let pending = this.loading.get(keyHash);
     if (!pending) {
-      pending = this.load(keyHash)
+      const generation = this.generation;
+      const loading: Promise<Principal | null> = this.load(keyHash)
         .then((principal) => {
-          if (this.cache.size >= this.maxEntries) this.cache.clear();
-          this.cache.set(keyHash, { principal, expires: Date.now() + this.ttlMs });
+          if (generation === this.generation) {
+            if (this.cache.size >= this.maxEntries) this.cache.clear();
+            this.cache.set(keyHash, { principal, expires: Date.now() + this.ttlMs });
+          }
           return principal;
         })
-        .finally(() => this.loading.delete(keyHash));
+        .finally(() => {
+          if (this.loading.get(keyHash) === loading) this.loading.delete(keyHash);
+        });
+      pending = loading;
       this.loading.set(keyHash, pending);
     }
     return pending;
   }
 
+  /** Drops every cached principal. */
   invalidate(): void {
-    this.cache.clear();
+    this.forget(() => true);
+    this.emit(null);
+  }
+
+  /** Drops the cached principals of these users (every key of theirs). */
+  invalidateUsers(userIds: readonly string[]): void {
+    const users = new Set(userIds);
+    this.forget((principal) => principal !== null && users.has(principal.userId));
+    for (const userId of users) this.emit(userId);
+  }
+
+  /**
+   * Calls `handler` after cached principals were dropped, with the user's id (null: anyone's may have changed),
+   * e.g. for open subscriptions to re-authenticate their key. Returns the unsubscribe function.
+   */
+  onPrincipalChanged(handler: (userId: string | null) => void): () => void {
+    this.changeHandlers.add(handler);
+    return () => this.changeHandlers.delete(handler);
+  }
+
+  /** Follows principal changes committed by any process (one dedicated LISTEN connection) until `close()`. */
+  async followChanges(connectionString: string, logger: Logger): Promise<void> {
+    if (this.listener) return;
+    this.listener = new NotificationListener(connectionString, logger);
+    // An empty payload is a wake-up after a reconnect: notifications may have been missed meanwhile.
+    await this.listener.listen(PRINCIPAL_CHANGED_CHANNEL, (userId) => (userId ? this.invalidateUsers([userId]) : this.invalidate()));
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+    this.listener = undefined;
+  }
+
+  private forget(matches: (principal: Principal | null) => boolean): void {
+    this.generation += 1;
+    // Lookups in flight may have read the old state: later requests start their own.
+    this.loading.clear();
+    for (const [keyHash, entry] of this.cache) if (matches(entry.principal)) this.cache.delete(keyHash);
+  }
+
+  private emit(userId: string | null): void {
+    for (const handler of this.changeHandlers) {
+      try {
+        handler(userId);
+      } catch {
+        // A handler's failure is its own; the cache is already consistent.
+      }
+    }
   }
 
   private async load(keyHash: string): Promise<Principal | null> {

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../../platform/auth/api-key.js';
 import type { Principal, TeamRole } from '../../platform/auth/principal.js';
 import { isTeamAdmin, isTeamMember } from '../../platform/auth/principal.js';
@@ -16,7 +16,8 @@ export class IdentityService {
   constructor(
     private readonly db: Kysely<IdentityDatabase>,
     private readonly logger: Logger,
-    private readonly onKeysChanged: () => void = () => undefined,
+    /** Drops this process's cached principals of the users, after the change committed (see changePrincipals). */
+    private readonly onPrincipalsChanged: (userIds: string[]) => void = () => undefined,
   ) {}
 
   /** Creates a user with a personal team of the same name (their default entity) and, optionally, a first key. */
@@ -35,35 +36,36 @@ export class IdentityService {
 
   async createTeam(name: string, creator: { userId: string }): Promise<TeamRow> {
     assertValidName('Team', name);
-    return this.db.transaction().execute(async (trx) => {
+    return this.changePrincipals(async (trx, affects) => {
       const teamId = await store.insertTeam(trx, name);
       if (!teamId) throw new ConflictError(`An entity named "${name}" already exists`);
       await store.upsertMembership(trx, teamId, creator.userId, 'ADMIN');
+      affects(creator.userId);
       return (await store.teamByName(trx, name))!;
     });
   }
 
   async setTeamMember(caller: Principal, team: string, username: string, role: TeamRole): Promise<TeamRow> {
     if (!isTeamAdmin(caller, team)) throw new ForbiddenError(`Only admins of team "${team}" may change its members`);
-    return this.db.transaction().execute(async (trx) => {
+    return this.changePrincipals(async (trx, affects) => {
       const teamRow = await this.requireTeam(trx, team);
       const user = await store.userByUsername(trx, username);
       if (!user) throw new NotFoundError(`User "${username}" does not exist`);
       await store.upsertMembership(trx, teamRow.id, user.id, role);
       if (!user.defaultEntity) await store.setDefaultTeam(trx, user.id, teamRow.id);
-      this.onKeysChanged();
+      affects(user.id);
       return teamRow;
     });
   }
 
   async removeTeamMember(caller: Principal, team: string, username: string): Promise<boolean> {
     if (!isTeamAdmin(caller, team)) throw new ForbiddenError(`Only admins of team "${team}" may change its members`);
-    return this.db.transaction().execute(async (trx) => {
+    return this.changePrincipals(async (trx, affects) => {
       const teamRow = await this.requireTeam(trx, team);
       const user = await store.userByUsername(trx, username);
       if (!user) throw new NotFoundError(`User "${username}" does not exist`);
       const result = await store.removeMembership(trx, teamRow.id, user.id);
-      this.onKeysChanged();
+      affects(user.id);
       return Number(result.numDeletedRows) > 0;
     });
   }
@@ -113,13 +115,13 @@ export class IdentityService {
   ): Promise<boolean> {
     if (!isTeamAdmin(caller, entity)) throw new ForbiddenError(`Only admins of team "${entity}" may grant roles`);
     assertValidName(kind === 'PROJECT' ? 'Project' : 'Registry', resource);
-    await this.db.transaction().execute(async (trx) => {
+    await this.changePrincipals(async (trx, affects) => {
       const team = await this.requireTeam(trx, entity);
       const user = await store.userByUsername(trx, username);
       if (!user) throw new NotFoundError(`User "${username}" does not exist`);
       await store.grantResourceAdmin(trx, user.id, team.id, kind, resource);
+      affects(user.id);
     });
-    this.onKeysChanged();
     return true;
   }
 
@@ -142,8 +144,10 @@ export class IdentityService {
   async revokeApiKey(caller: Principal, id: string): Promise<ApiKeyRow> {
     const key = await store.apiKeyById(this.db, id);
     if (!key || (key.userId !== caller.userId && !caller.isAdmin)) throw new NotFoundError(`API key ${id} does not exist`);
-    await store.revokeApiKey(this.db, id);
-    this.onKeysChanged();
+    await this.changePrincipals(async (trx, affects) => {
+      await store.revokeApiKey(trx, id);
+      affects(key.userId);
+    });
     return (await store.apiKeysOfUser(this.db, key.userId)).find((row) => row.id === id)!;
   }
 
@@ -182,6 +186,23 @@ export class IdentityService {
   membersOfTeam = (teamId: string) => store.membersOfTeam(this.db, teamId);
   teamsOfUser = (userId: string) => store.teamsOfUser(this.db, userId);
   apiKeysOfUser = (userId: string) => store.apiKeysOfUser(this.db, userId);
+
+  /**
+   * A write that changes what some users' principals hold. Every process caching principals is told in the
+   * transaction (a NOTIFY, delivered at commit); this process drops its own cached ones after the commit and before
+   * the caller hears back, so the caller's next request already sees the change (a team's creator can add members
+   * at once). Dropping them before the commit would let a concurrent request cache the old principal again.
+   */
+  private async changePrincipals<T>(work: (trx: Transaction<IdentityDatabase>, affects: (userId: string) => void) => Promise<T>): Promise<T> {
+    const affected = new Set<string>();
+    const result = await this.db.transaction().execute(async (trx) => {
+      const value = await work(trx, (userId) => affected.add(userId));
+      for (const userId of affected) await store.notifyPrincipalChanged(trx, userId);
+      return value;
+    });
+    if (affected.size > 0) this.onPrincipalsChanged([...affected]);
+    return result;
+  }
 
   private async requireTeam(db: Parameters<typeof store.teamByName>[0], name: string): Promise<TeamRow> {
     const team = await store.teamByName(db, name);

@@ -19,7 +19,7 @@ export const identitySubgraph = defineSubgraph<IdentityServices>({
   createServices: ({ store, logger }) => {
     const db = store as import('kysely').Kysely<IdentityDatabase>;
     const authenticator = new Authenticator(db);
-    const identity = new IdentityService(db, logger, () => authenticator.invalidate());
+    const identity = new IdentityService(db, logger, (userIds) => authenticator.invalidateUsers(userIds));
     return { identity, authenticator };
   },
   references: ({ identity }) => ({
@@ -38,7 +38,10 @@ export const identitySubgraph = defineSubgraph<IdentityServices>({
       return row ? toProject(row) : null;
     },
   }),
-  onStart: async ({ identity }, { config }) => {
+  onStart: async ({ identity, authenticator }, { config, db, logger }) => {
     if (config.bootstrap) await identity.bootstrap(config.bootstrap);
+    // Changes made by other processes (another replica, the CLI) reach this process's cached principals at once.
+    await authenticator.followChanges(String(db.pool.options.connectionString), logger);
   },
+  onStop: ({ authenticator }) => authenticator.close(),
 });

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { TeamRole } from '../../platform/auth/principal.js';
+import { PRINCIPAL_CHANGED_CHANNEL } from '../../platform/events/contracts.js';
 import type { IdentityDatabase, ResourceKind } from './db/database.js';
 
 /** Kysely queries of the identity schema; no authorization or validation here (see identity-service.ts). */
@@ -180,6 +181,11 @@ export const identityStore = {
 
   apiKeyById: (db: IdentityDb, id: string) =>
     db.selectFrom('api_keys').select(['id', 'user_id as userId', 'key_hash as keyHash']).where('id', '=', id).executeTakeFirst(),
+
+  /** Tells every process caching principals that this user's changed; delivered when the transaction commits. */
+  notifyPrincipalChanged: async (db: IdentityDb, userId: string) => {
+    await sql`select pg_notify(${PRINCIPAL_CHANGED_CHANNEL}, ${userId})`.execute(db);
+  },
 
   revokeApiKey: (db: IdentityDb, id: string) =>
     db.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).execute(),

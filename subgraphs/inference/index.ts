@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
-import { migrateEvents } from '../../platform/events/index.js';
+import { migrateEvents, PlatformEventStream } from '../../platform/events/index.js';
+import { createModelLimiter } from '../../platform/model-access/limits.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import { publishCompletionEvents } from './tracing/publish-completion-events.js';
 import { ModelRuntimeAdapter } from './backends/embedded/model-runtime-adapter.js';
@@ -14,11 +15,11 @@ import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.
 import type { InferenceDatabase } from './db/database.js';
 import { inferenceMigrations } from './db/migrations/index.js';
 import { loadInferenceConfig } from './inference-config.js';
-import { RequestLimiter } from './limits/request-limiter.js';
 import type { InferenceServices } from './services.js';
 import type { CompletionTraceSink } from './tracing/completion-trace.js';
 import { TraceSettings } from './tracing/trace-settings.js';
 import { TraceSettingsResolver } from './tracing/trace-settings.resolver.js';
+import { TrainingUsageRecorder } from './usage/training-usage-recorder.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageQueries } from './usage/usage-queries.js';
 import { Project, ProjectUsageResolver, Team, TeamUsageResolver } from './usage/usage.resolver.js';
@@ -39,21 +40,27 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
   migrations: inferenceMigrations,
   resolvers: [ChatResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver],
   orphanedTypes: [Project, Team],
-  createServices: async ({ store, db: connection, config: platformConfig, logger }) => {
-    // Traced completions are published as platform events (see tracing/publish-completion-events.ts).
-    if (options.traceSink) await migrateEvents(connection.root);
+  createServices: async ({ store, db: connection, config: platformConfig, logger, modelLimiter }) => {
+    // Traced completions are published as platform events (see tracing/publish-completion-events.ts), and the
+    // training subgraph's completions arrive as platform events to be counted in usage.
+    await migrateEvents(connection.root);
     const db = store as Kysely<InferenceDatabase>;
     const config = loadInferenceConfig(platformConfig);
     const embeddedRuntime = await options.embeddedRuntime?.(platformConfig.env);
     const catalog = new ModelCatalog(db, config, platformConfig.env, logger, embeddedRuntime);
     const usage = new UsageRecorder(db, logger, config.usageFlushMs, options.traceSink);
     const traceSettings = new TraceSettings(db, logger);
-    const chat = new ChatService(catalog, new RequestLimiter(config.limits), usage, traceSettings, logger);
-    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime };
+    // The process's model limiter, shared with training's checkpoint completions (platform/model-access).
+    const chat = new ChatService(catalog, modelLimiter ?? createModelLimiter(platformConfig), usage, traceSettings, logger);
+    const events = new PlatformEventStream(connection.root, String(connection.pool.options.connectionString), logger);
+    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, db };
   },
   onStart: async ({ catalog, traceSettings, config }) => {
     await catalog.start();
     await traceSettings.start(config.catalogRefreshMs);
+  },
+  onStop: async ({ events }) => {
+    await events.close();
   },
   references: () => ({ Project: passThroughReference, Team: passThroughReference }),
   subscriptions: ({ chat }) => ({
@@ -67,8 +74,9 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
       });
     },
   }),
-  workers: ({ usage, catalog, traceSettings, embeddedRuntime }): BackgroundWorker[] => [
+  workers: ({ usage, catalog, traceSettings, embeddedRuntime, events, db }, { logger }): BackgroundWorker[] => [
     usage,
+    new TrainingUsageRecorder(db, events, logger.child({ worker: 'training-usage' })),
     {
       name: 'inference-catalog',
       start: () => undefined,

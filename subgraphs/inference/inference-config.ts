@@ -3,17 +3,11 @@ import { integer, type PlatformConfig } from '../../platform/config.js';
 
 /**
  * Settings of the inference subgraph, parsed from the platform's environment with the same strictness as
- * platform/config.ts (a typo fails at start-up). Limits of 0 mean "no limit".
+ * platform/config.ts (a typo fails at start-up). The request limits are the platform's (platform/model-access).
  */
 export interface InferenceConfig {
   /** JSON model catalog read at start-up (`{ "models": [...] }`). */
   modelsFile: string | undefined;
-  limits: {
-    keyConcurrency: number;
-    keyRequestsPerMinute: number;
-    projectConcurrency: number;
-    projectRequestsPerMinute: number;
-  };
   /** Default time an upstream may take before its first byte (and between bytes) before it counts as hung. */
   upstreamTimeoutMs: number;
   /** How long a deployment that failed is passed over while others are healthy. */
@@ -31,12 +25,6 @@ export function loadInferenceConfig(config: PlatformConfig): InferenceConfig {
   const modelsFile = env.TRELLIS_MODELS_FILE?.trim();
   return {
     modelsFile: modelsFile ? path.resolve(modelsFile) : undefined,
-    limits: {
-      keyConcurrency: integer(env, 'TRELLIS_INFERENCE_KEY_CONCURRENCY', 0, 0, 1_000_000),
-      keyRequestsPerMinute: integer(env, 'TRELLIS_INFERENCE_KEY_RPM', 0, 0, 100_000),
-      projectConcurrency: integer(env, 'TRELLIS_INFERENCE_PROJECT_CONCURRENCY', 0, 0, 1_000_000),
-      projectRequestsPerMinute: integer(env, 'TRELLIS_INFERENCE_PROJECT_RPM', 0, 0, 100_000),
-    },
     upstreamTimeoutMs: integer(env, 'TRELLIS_INFERENCE_UPSTREAM_TIMEOUT_MS', 600_000, 10, 3_600_000),
     cooldownMs: integer(env, 'TRELLIS_INFERENCE_COOLDOWN_MS', 10_000, 0, 3_600_000),
     upstreamConnections: integer(env, 'TRELLIS_INFERENCE_UPSTREAM_CONNECTIONS', 256, 1, 10_000),

@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import type { PlatformEventStream } from '../../platform/events/index.js';
+import type { InferenceDatabase } from './db/database.js';
 import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
 import type { ChatService } from './chat/chat.service.js';
 import type { ModelCatalog } from './catalog/model-catalog.js';
@@ -15,4 +18,7 @@ export interface InferenceServices {
   usageQueries: UsageQueries;
   /** The in-process model runtime behind `embedded` models, when one is bound. */
   embeddedRuntime: EmbeddedModelRuntime | undefined;
+  /** Platform events: the training subgraph's completions arrive here to be counted in usage. */
+  events: PlatformEventStream;
+  db: Kysely<InferenceDatabase>;
 }

@@ -49,6 +49,16 @@ export function parseObjectRef(ref: string): ObjectRef | null {
   return { entity: match[1]!, project: match[2]!, kind: match[3] as 'object' | 'op', name: match[4]!, digest: match[5]! };
 }
 
+/**
+ * The project a `weave:///{entity}/{project}/…` ref points into, as "entity/project"; `undefined` for a value that
+ * is not a weave ref at all (stored as given), `null` for a weave ref without an entity and a project.
+ */
+export function projectIdOfWeaveRef(ref: string): string | null | undefined {
+  if (!ref.startsWith('weave:///')) return undefined;
+  const match = /^weave:\/\/\/([^/]+)\/([^/]+)\/[^/]/.exec(ref);
+  return match ? `${match[1]}/${match[2]}` : null;
+}
+
 /** The object name inside a ref, or null when the value is not an object/op ref. */
 export function objectNameOfRef(ref: string | null | undefined): string | null {
   return ref ? (parseObjectRef(ref)?.name ?? null) : null;

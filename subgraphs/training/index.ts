@@ -8,6 +8,8 @@ import type { TrainingDatabase } from './db/database.js';
 import { trainingMigrations } from './db/migrations/index.js';
 import { CheckpointChatResolver } from './chat/checkpoint-chat.resolver.js';
 import { CheckpointChatService } from './chat/checkpoint-chat.service.js';
+import { CompletionAccounting, UsageEventPublisher } from './chat/completion-accounting.js';
+import { createModelLimiter } from '../../platform/model-access/limits.js';
 import { TrainingHealthResolver } from './health/health.resolver.js';
 import { migrateJobQueue } from './job/job-queue.js';
 import { TrainingJobResolver } from './job/job.resolver.js';
@@ -32,20 +34,28 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
   migrations: trainingMigrations,
   resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver, RemoteWorkerResolver],
   orphanedTypes: [Project],
-  createServices: ({ store, config, logger, graph }) => {
+  createServices: ({ store, config, logger, graph, modelLimiter }) => {
     const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
     const trainingConfig = loadTrainingConfig(config);
     const db = store as Kysely<TrainingDatabase>;
     const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer(trainingConfig.concurrency);
     const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger);
+    const usageEvents = new UsageEventPublisher(db, logger);
     return {
       store: trainingStore,
       // SFT datasets are read from the registry through the graph, as the submitting caller.
       training: new TrainingService(trainingStore, new SftDatasetResolver(graph ?? new UnavailableGraph())),
       config: trainingConfig,
       runner,
-      chat: new CheckpointChatService(trainingStore, trainingConfig.inferenceWorkers),
+      // Checkpoint completions are admitted by the process's model limiter (shared with inference) and counted in
+      // inference's usage through `training.chat_completion` events.
+      chat: new CheckpointChatService(
+        trainingStore,
+        trainingConfig.inferenceWorkers,
+        new CompletionAccounting(modelLimiter ?? createModelLimiter(config), usageEvents, logger),
+      ),
       remote: new RemoteWorkerService(db, trainingStore),
+      usageEvents,
     };
   },
   // The queue's own schema (graphile_worker) must exist before the first job is created, in every process.
@@ -57,9 +67,11 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
   onStop: async (services) => {
     await services.runner.close();
     await services.chat.close();
+    await services.usageEvents.close();
   },
   subscriptions: ({ chat }) => ({
-    trainingChatCompletionChunks: (args, context) => chat.stream(requirePrincipal(context), args.request, context.signal),
+    trainingChatCompletionChunks: (args, context) =>
+      chat.stream({ principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal }, args.request),
   }),
   references: () => ({ Project: passThroughReference }),
 });

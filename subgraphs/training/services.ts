@@ -1,4 +1,5 @@
 import type { CheckpointChatService } from './chat/checkpoint-chat.service.js';
+import type { UsageEventPublisher } from './chat/completion-accounting.js';
 import type { RemoteWorkerService } from './remote/remote-worker.service.js';
 import type { TrainingJobRunner } from './job/job-runner.js';
 import type { TrainingStore } from './store.js';
@@ -12,4 +13,6 @@ export interface TrainingServices {
   runner: TrainingJobRunner;
   chat: CheckpointChatService;
   remote: RemoteWorkerService;
+  /** Usage of checkpoint completions, on its way to inference's accounting. */
+  usageEvents: UsageEventPublisher;
 }

@@ -7,6 +7,9 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 
 export type TrainingDb = Kysely<TrainingDatabase> | Transaction<TrainingDatabase>;
 
+/** Whose jobs a caller may count: every team's (platform admins) or those of the teams named. */
+export type JobVisibility = 'all' | readonly string[];
+
 export interface ModelRow {
   id: string;
   entity: string;
@@ -296,12 +299,18 @@ export class TrainingStore {
     await sql`select 1`.execute(this.db);
   }
 
-  async countJobsByStatus(): Promise<Record<string, number>> {
-    const rows = await this.db
+  /** Jobs by status, of the models of `visible` teams only. */
+  async countJobsByStatus(visible: JobVisibility): Promise<Record<string, number>> {
+    let query = this.db
       .selectFrom('jobs')
-      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-      .groupBy('status')
-      .execute();
+      .innerJoin('models', 'models.id', 'jobs.model_id')
+      .select(['jobs.status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('jobs.status');
+    if (visible !== 'all') {
+      if (visible.length === 0) return {};
+      query = query.where('models.entity', 'in', visible);
+    }
+    const rows = await query.execute();
     return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
   }
 }

@@ -1,5 +1,6 @@
 import { isTeamMember, type Principal } from '../../../platform/auth/principal.js';
 import { BadRequestError, ForbiddenError } from '../../../platform/errors.js';
+import { DEFAULT_USAGE_PROJECT } from '../../../platform/model-access/limits.js';
 
 /** Where a request's usage is counted: a team (entity) and a project of it. */
 export interface Attribution {
@@ -8,7 +9,7 @@ export interface Attribution {
 }
 
 /** Without a project header, usage goes to the caller's default entity, project `inference`. */
-export const DEFAULT_USAGE_PROJECT = 'inference';
+export { DEFAULT_USAGE_PROJECT };
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 

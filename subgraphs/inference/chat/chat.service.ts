@@ -6,7 +6,7 @@ import { validateOrThrow } from '../../../platform/validation.js';
 import type { BackendReport, BackendRequest } from '../backends/chat-backend.js';
 import { ClientClosedError } from '../backends/upstream-errors.js';
 import type { CatalogEntry, ModelCatalog } from '../catalog/model-catalog.js';
-import type { Lease, RequestLimiter } from '../limits/request-limiter.js';
+import type { Lease, RequestLimiter } from '../../../platform/model-access/request-limiter.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { buildCompletionTrace, outputOf, StreamedOutput } from '../tracing/completion-trace.js';
 import type { TraceSettings } from '../tracing/trace-settings.js';

@@ -47,7 +47,14 @@ export interface ProjectSettingsTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+export interface EventCursorsTable {
+  consumer: string;
+  cursor: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface InferenceDatabase {
+  event_cursors: EventCursorsTable;
   project_settings: ProjectSettingsTable;
   models: ModelsTable;
   usage_records: UsageRecordsTable;

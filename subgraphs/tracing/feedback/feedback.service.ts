@@ -5,7 +5,7 @@ import { ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { TracingDatabase } from '../db/database.js';
 import { compileQueryRequest, type SortByInput } from '../query/query-request.js';
-import { objectNameOfRef, parseProjectId, spanTypeOfRef } from '../refs.js';
+import { objectNameOfRef, parseProjectId, projectIdOfWeaveRef, spanTypeOfRef } from '../refs.js';
 import type { Writer } from '../call/call.service.js';
 import {
   FeedbackAggregateQuery,
@@ -17,6 +17,21 @@ import { feedbackFields } from './feedback-fields.js';
 import { BucketMerger, type SourceRow } from './bucket-merge.js';
 import { streamRows } from './stream-rows.js';
 import { dedupeGroupBy, feedbackStore, type FeedbackRow } from './feedback.store.js';
+
+/**
+ * Feedback is stored, queried and shown per project: feedback whose weave ref points into another project would be
+ * stored where nobody ever sees it next to its call. Weave's server resolves the ref's project too and refuses a
+ * mismatch; here that is a 422 at the field.
+ */
+function assertRefInProject(weaveRef: string, projectId: string): void {
+  const refProject = projectIdOfWeaveRef(weaveRef);
+  if (refProject === undefined || refProject === projectId) return;
+  const msg =
+    refProject === null
+      ? 'weave_ref must be weave:///<entity>/<project>/<kind>/<id> (a call, object, op or table of the project)'
+      : `weave_ref points into project "${refProject}", not "${projectId}": feedback must belong to the project of what it refers to`;
+  throw new ValidationFailedError([{ loc: ['body', 'weave_ref'], msg, type: 'value_error' }]);
+}
 
 /** The rating that `rating_min`/`rating_max` bound. */
 export const PRIMARY_RATING = '_rating_';
@@ -51,6 +66,7 @@ export class FeedbackService {
   async create(writer: Writer, body: unknown): Promise<FeedbackRow> {
     const request = validateOrThrow(FeedbackCreateBody, body, 'body');
     writer.assertWriter(parseProjectId(request.project_id)!.entity);
+    assertRefInProject(request.weave_ref, request.project_id);
     return this.insert(this.db, writer, request);
   }
 

@@ -125,3 +125,23 @@ describe('include_feedback', () => {
     expect(plain.body.calls.map((call: any) => call.summary?.weave?.feedback)).toEqual([undefined, undefined, undefined]);
   });
 });
+
+describe('feedback/create weave_ref', () => {
+  it('refuses a ref into another project with a 422 at the field, storing nothing (REST and GraphQL)', async () => {
+    const before = (await traces(platform, '/feedback/query', { project_id: P })).body.result.length;
+    for (const weave_ref of ['weave:///trellis/other/call/f1', 'weave:///someone/fq/object/Judge:abc', 'weave:///trellis']) {
+      const res = await traces(platform, '/feedback/create', { project_id: P, weave_ref, feedback_type: 'note', payload: {} });
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'weave_ref'], type: 'value_error' });
+    }
+    const graphql = await platform.graphql('mutation($body: JSONObject!) { createFeedback(body: $body) { id } }', {
+      body: { project_id: P, weave_ref: 'weave:///trellis/other/call/f1', feedback_type: 'note', payload: {} },
+    });
+    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['body', 'weave_ref'] })] });
+    expect((await traces(platform, '/feedback/query', { project_id: P })).body.result.length).toBe(before);
+    // A ref into the project itself (call or object) is stored.
+    for (const weave_ref of [callRef('f3'), `weave:///${P}/object/Judge:abc`]) {
+      expect((await traces(platform, '/feedback/create', { project_id: P, weave_ref, feedback_type: 'note', payload: {} })).status).toBe(200);
+    }
+  });
+});

@@ -16,7 +16,7 @@ export class CheckpointChatResolver {
     @Arg('request', () => JSONObjectScalar) request: Record<string, unknown>,
     @Ctx() context: GraphQLContext,
   ): Promise<Record<string, unknown>> {
-    return this.services.chat.complete(requirePrincipal(context), request, context.signal);
+    return this.services.chat.complete({ principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal }, request);
   }
 
   /**

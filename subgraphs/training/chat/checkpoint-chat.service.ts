@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { isTeamMember, type Principal } from '../../../platform/auth/principal.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../../platform/errors.js';
+import { performance } from 'node:perf_hooks';
+import { isTeamMember } from '../../../platform/auth/principal.js';
+import { BadRequestError, ForbiddenError, NotFoundError, TrellisError } from '../../../platform/errors.js';
+import { DEFAULT_USAGE_PROJECT } from '../../../platform/model-access/limits.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import { callbackStream } from '../../../platform/async/callback-stream.js';
 import {
@@ -15,7 +17,8 @@ import {
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../inference/chat/chat-request.schema.js';
 import type { TrainingStore } from '../store.js';
 import { EMBEDDED_BASE_MODELS } from '../trainer/embedded-trainer.js';
-import { parseCheckpointModelName } from './checkpoint-model-name.js';
+import { parseCheckpointModelName, type CheckpointRef } from './checkpoint-model-name.js';
+import type { ChatCaller, CompletionAccounting, CompletionExchange } from './completion-accounting.js';
 
 type Role = 'system' | 'user' | 'assistant';
 
@@ -28,6 +31,8 @@ interface PreparedRequest {
  * OpenAI chat completions against base models and trained checkpoints, served by the embedded runtime's worker
  * pool with the checkpoint's LoRA adapter (cached per checkpoint id in each worker). Logprobs are the raw
  * model's, the numbers the RL trainer compares against — so samples can be fed straight back as trajectories.
+ * Like every path to a model, each request is admitted under the platform's per-key and per-project limits and
+ * leaves one usage record in inference's accounting (CompletionAccounting).
  */
 export class CheckpointChatService {
   private pool: GenerationWorkerPool | undefined;
@@ -35,42 +40,72 @@ export class CheckpointChatService {
   constructor(
     private readonly store: TrainingStore,
     private readonly poolSize: number,
+    private readonly accounting: CompletionAccounting,
   ) {}
 
-  async complete(principal: Principal, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const prepared = await this.prepare(principal, body);
-    if (prepared.request.stream) {
-      throw new BadRequestError('stream: true is served as server-sent events by POST /training/v1/chat/completions (GraphQL: trainingChatCompletionChunks)', { param: 'stream' });
+  async complete(caller: ChatCaller, body: unknown): Promise<Record<string, unknown>> {
+    const exchange = this.accounting.open(caller, body, false);
+    try {
+      const request = validateOrThrow(ChatCompletionRequestSchema, body);
+      if (request.stream) {
+        throw new BadRequestError('stream: true is served as server-sent events by POST /training/v1/chat/completions (GraphQL: trainingChatCompletionChunks)', { param: 'stream' });
+      }
+      const prepared = await this.prepare(exchange, request);
+      const result = await this.generate(prepared, caller.signal);
+      exchange.usage = result.usage;
+      this.accounting.finish(exchange);
+      return {
+        id: `chatcmpl-${randomUUID()}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: prepared.request.model,
+        choices: result.choices.map((choice) => ({
+          index: choice.index,
+          message: { role: 'assistant', content: choice.text },
+          finish_reason: choice.finishReason,
+          logprobs: choice.logprobs ? { content: choice.logprobs } : null,
+        })),
+        usage: result.usage,
+      };
+    } catch (error) {
+      this.accounting.finish(exchange, error);
+      throw error;
     }
-    const result = await this.generate(prepared, signal);
-    return {
-      id: `chatcmpl-${randomUUID()}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: prepared.request.model,
-      choices: result.choices.map((choice) => ({
-        index: choice.index,
-        message: { role: 'assistant', content: choice.text },
-        finish_reason: choice.finishReason,
-        logprobs: choice.logprobs ? { content: choice.logprobs } : null,
-      })),
-      usage: result.usage,
-    };
   }
 
   /**
    * The streaming form (`stream: true`): OpenAI `chat.completion.chunk`s as tokens are generated — per choice a
    * first chunk with the role, one per piece of text, a last one with `finish_reason` (and, when asked, the
    * choice's `logprobs.content`, the same entries as the non-streaming response), then a usage chunk when
-   * `stream_options.include_usage`. The request and model are checked before the stream starts, so their errors
-   * are ordinary error responses.
+   * `stream_options.include_usage`. The request, the limits and the model are checked before the stream starts,
+   * so their errors are ordinary error responses.
    */
-  async stream(principal: Principal, body: unknown, signal?: AbortSignal): Promise<AsyncIterable<Record<string, unknown>>> {
-    const prepared = await this.prepare(principal, body);
-    return this.chunks(prepared, signal);
+  async stream(caller: ChatCaller, body: unknown): Promise<AsyncIterable<Record<string, unknown>>> {
+    const exchange = this.accounting.open(caller, body, true);
+    try {
+      const prepared = await this.prepare(exchange, validateOrThrow(ChatCompletionRequestSchema, body));
+      return this.chunks(exchange, prepared, caller.signal);
+    } catch (error) {
+      this.accounting.finish(exchange, error);
+      throw error;
+    }
   }
 
-  private async *chunks(prepared: PreparedRequest, signal?: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+  private async *chunks(exchange: CompletionExchange, prepared: PreparedRequest, signal?: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+    let outcome: { error?: unknown } | undefined;
+    try {
+      yield* this.generateChunks(exchange, prepared, signal);
+      outcome = {};
+    } catch (error) {
+      outcome = { error };
+      throw error;
+    } finally {
+      // Stopped before the end without an error: the client went away.
+      this.accounting.finish(exchange, outcome ? outcome.error : new TrellisError(499, 'BAD_REQUEST', 'The client closed the request'));
+    }
+  }
+
+  private async *generateChunks(exchange: CompletionExchange, prepared: PreparedRequest, signal?: AbortSignal): AsyncGenerator<Record<string, unknown>> {
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
     const includeUsage = prepared.request.stream_options?.include_usage === true;
@@ -86,6 +121,7 @@ export class CheckpointChatService {
     const started = new Set<number>();
     const tokens = callbackStream((emit: TokenListener) => this.generate(prepared, signal, emit));
     let next = await tokens.next();
+    exchange.firstTokenMs = performance.now() - exchange.started;
     for (; !next.done; next = await tokens.next()) {
       const token = next.value;
       if (!started.has(token.choiceIndex)) {
@@ -95,6 +131,7 @@ export class CheckpointChatService {
       if (token.text !== '') yield chunk([{ index: token.choiceIndex, delta: { content: token.text }, finish_reason: null, logprobs: null }]);
     }
     const result = next.value;
+    exchange.usage = result.usage;
     for (const choice of result.choices) {
       if (!started.has(choice.index)) {
         yield chunk([{ index: choice.index, delta: { role: 'assistant', content: choice.text }, finish_reason: null, logprobs: null }]);
@@ -104,13 +141,26 @@ export class CheckpointChatService {
     if (includeUsage) yield chunk([], result.usage);
   }
 
-  /** Validation, the model (base or checkpoint adapter) and the runtime's parameters: everything before generating. */
-  private async prepare(principal: Principal, body: unknown): Promise<PreparedRequest> {
-    const request = validateOrThrow(ChatCompletionRequestSchema, body);
-    const { baseModel, adapter } = await this.resolveModel(principal, request.model);
-    if (!EMBEDDED_BASE_MODELS[baseModel]) {
-      throw new NotFoundError(`The model "${request.model}" does not exist (base models: ${Object.keys(EMBEDDED_BASE_MODELS).join(', ')})`, { param: 'model' });
+  /**
+   * Everything before generating: where the request is counted, admission under the limits, the model (base or
+   * checkpoint adapter) and the runtime's parameters. Admission comes before the checkpoint is read, so a caller
+   * over a limit costs no adapter load.
+   */
+  private async prepare(exchange: CompletionExchange, request: ChatCompletionRequest): Promise<PreparedRequest> {
+    const principal = exchange.caller.principal;
+    const ref = parseCheckpointModelName(request.model);
+    if (ref !== null && 'invalidAlias' in ref) {
+      throw new BadRequestError(`Unknown checkpoint alias "${ref.invalidAlias}" (use latest or step<N>)`, { param: 'model' });
     }
+    if (ref === null) {
+      assertBaseModel(request.model);
+      this.accounting.admit(exchange, { entity: principal.defaultEntity, project: DEFAULT_USAGE_PROJECT });
+    } else {
+      if (!isTeamMember(principal, ref.entity)) throw new ForbiddenError(`You are not a member of entity "${ref.entity}"`);
+      this.accounting.admit(exchange, { entity: ref.entity, project: ref.project });
+    }
+    const { baseModel, adapter } = ref === null ? { baseModel: request.model, adapter: null } : await this.resolveCheckpoint(ref, request.model);
+    assertBaseModel(baseModel, request.model);
     const messages = request.messages.map((message, index) => ({ role: roleOf(message.role, index), content: textOf(message.content) }));
     const stop = request.stop == null ? undefined : Array.isArray(request.stop) ? request.stop : [request.stop];
     return {
@@ -151,13 +201,7 @@ export class CheckpointChatService {
     return this.pool;
   }
 
-  private async resolveModel(principal: Principal, model: string): Promise<{ baseModel: string; adapter: AdapterBytes | null }> {
-    const ref = parseCheckpointModelName(model);
-    if (ref === null) return { baseModel: model, adapter: null };
-    if ('invalidAlias' in ref) {
-      throw new BadRequestError(`Unknown checkpoint alias "${ref.invalidAlias}" (use latest or step<N>)`, { param: 'model' });
-    }
-    if (!isTeamMember(principal, ref.entity)) throw new ForbiddenError(`You are not a member of entity "${ref.entity}"`);
+  private async resolveCheckpoint(ref: CheckpointRef, model: string): Promise<{ baseModel: string; adapter: AdapterBytes | null }> {
     const trained = await this.store.modelByName(ref.entity, ref.project, ref.name);
     if (!trained) throw new NotFoundError(`The model "${model}" does not exist`, { param: 'model' });
     const checkpoint = await this.store.checkpointWithAdapter(trained.id, ref.step);
@@ -173,6 +217,13 @@ export class CheckpointChatService {
       baseModel: trained.base_model,
       adapter: { id: checkpoint.id, adapterConfigJson: checkpoint.adapter_config, safetensorsBytes: checkpoint.adapter_weights },
     };
+  }
+}
+
+/** The embedded runtime serves only its own base models. */
+function assertBaseModel(baseModel: string, requested = baseModel): void {
+  if (!EMBEDDED_BASE_MODELS[baseModel]) {
+    throw new NotFoundError(`The model "${requested}" does not exist (base models: ${Object.keys(EMBEDDED_BASE_MODELS).join(', ')})`, { param: 'model' });
   }
 }
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { Logger as GraphileLogger, runMigrations } from 'graphile-worker';
 import type { Logger } from '../../../platform/logger.js';
-import type { TrainingDb } from '../store.js';
+import type { JobVisibility, TrainingDb } from '../store.js';
 
 /** The graphile-worker task that trains one job; its payload names the job (the job row holds everything else). */
 export const TRAINING_TASK = 'training_job';
@@ -32,11 +32,23 @@ export async function enqueueTrainingJob(trx: TrainingDb, jobId: string, attempt
   )`.execute(trx as Kysely<any>);
 }
 
-/** Counts of the queue, for /v1/system-check. */
-export async function queueStats(db: TrainingDb): Promise<{ pending: number; locked: number }> {
+/**
+ * Counts of the queue, for /v1/system-check: entries of jobs of the `visible` teams' models (an entry's key is
+ * `<job id>:<attempt>`, see enqueueTrainingJob; graphile-worker's public view does not show payloads).
+ */
+export async function queueStats(db: TrainingDb, visible: JobVisibility): Promise<{ pending: number; locked: number }> {
+  if (visible !== 'all' && visible.length === 0) {
+    // Still a round trip to the queue's table, so the check measures it.
+    await sql`select 1 from graphile_worker.jobs limit 1`.execute(db as Kysely<any>);
+    return { pending: 0, locked: 0 };
+  }
+  const teams = visible === 'all' ? sql`true` : sql`m.entity = any(${[...visible]}::text[])`;
   const { rows } = await sql<{ pending: number; locked: number }>`
-    select count(*) filter (where locked_at is null)::int as pending, count(*) filter (where locked_at is not null)::int as locked
-    from graphile_worker.jobs where task_identifier = ${TRAINING_TASK}`.execute(db as Kysely<any>);
+    select count(*) filter (where q.locked_at is null)::int as pending, count(*) filter (where q.locked_at is not null)::int as locked
+    from graphile_worker.jobs q
+    join training.jobs j on j.id::text = split_part(q.key, ':', 1)
+    join training.models m on m.id = j.model_id
+    where q.task_identifier = ${TRAINING_TASK} and ${teams}`.execute(db as Kysely<any>);
   return rows[0] ?? { pending: 0, locked: 0 };
 }
 

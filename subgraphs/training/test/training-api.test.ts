@@ -297,6 +297,34 @@ describe('health', () => {
     }
   });
 
+  it('tells an anonymous caller only whether each check passed; a caller with a key gets counts of their own teams\' jobs', async () => {
+    // Two teams with one queued job each (no workers run here, so both stay queued).
+    const teams = ['check-a', 'check-b'];
+    const users = await Promise.all(teams.map((team) => platform.createUser(`${team}-user`, { [team]: 'ADMIN' })));
+    for (const [index, team] of teams.entries()) {
+      const model = await call('POST', '/v1/preview/models', { entity: team, project: 'p', name: 'm', base_model: 'trellis-tiny', return_existing: true }, users[index]!.key);
+      const job = await call('POST', '/v1/preview/training-jobs', { model_id: model.body.id, trajectory_groups: [{ trajectories: [trajectory(1), trajectory(0)] }] }, users[index]!.key);
+      expect(job.status).toBe(200);
+    }
+
+    const anonymous = await call('GET', '/v1/system-check', undefined, null);
+    expect(anonymous.status).toBe(200);
+    for (const check of Object.values<any>(anonymous.body.checks)) {
+      expect(Object.keys(check).sort()).toEqual(['duration', 'errors', 'success']);
+    }
+    const anonymousGraphql = await platform.graphql('{ trainingSystemCheck }', {}, null);
+    expect(JSON.stringify(anonymousGraphql.body.data.trainingSystemCheck)).not.toMatch(/jobs_by_status|pending|locked|concurrency/);
+
+    const member = await call('GET', '/v1/system-check', undefined, users[0]!.key);
+    expect(member.body.checks.job_store.details).toEqual({ jobs_by_status: { QUEUED: 1 } });
+    expect(member.body.checks.job_queue.details).toEqual({ pending: 1, locked: 0 });
+
+    // A platform admin counts every team's jobs.
+    const admin = await call('GET', '/v1/system-check');
+    expect(admin.body.checks.job_store.details.jobs_by_status.QUEUED).toBeGreaterThanOrEqual(2);
+    expect(admin.body.checks.job_queue.details.pending).toBeGreaterThanOrEqual(2);
+  });
+
   it('answers 503 naming the failed check when a running job has been orphaned with nobody sweeping', async () => {
     // This platform runs no training workers: a RUNNING job with an old heartbeat stays orphaned.
     const model = (await createModel('orphan-check')).body;

@@ -81,6 +81,16 @@ describe('SFT with training as a separate service', () => {
     const data = (await response.text()).split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => block.slice(6));
     expect(data.at(-1)).toBe('[DONE]');
     expect(JSON.parse(data[0]!)).toMatchObject({ object: 'chat.completion.chunk', choices: [{ delta: { role: 'assistant' } }] });
+
+    // Counted in inference's usage, which runs in the gateway process (a `training.chat_completion` event).
+    const query = '{ team(name: "trellis") { inferenceUsage(groupBy: [PROJECT, MODEL, STATUS]) { project model status requests } } }';
+    const deadline = Date.now() + 10_000;
+    let usage: unknown[] = [];
+    while (usage.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      usage = (await call('POST', '/graphql', { query })).body.data?.team?.inferenceUsage ?? [];
+    }
+    expect(usage).toEqual([{ project: 'inference', model: 'trellis-tiny', status: 200, requests: 1 }]);
   });
 
   it('the gateway refuses an identity header not signed with the platform\'s secret', async () => {

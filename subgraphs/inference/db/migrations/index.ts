@@ -1,7 +1,9 @@
 import type { Migrations } from '../../../../platform/db/migrate.js';
 import * as createInference from './2026-11-21T1000-create-inference.js';
+import * as createEventCursors from './2026-11-22T1000-create-event-cursors.js';
 
 /** Every migration of the inference schema, by sortable name. */
 export const inferenceMigrations: Migrations = {
   '2026-11-21T1000-create-inference': createInference,
+  '2026-11-22T1000-create-event-cursors': createEventCursors,
 };

@@ -1,8 +1,10 @@
-import { TrellisError } from '../../../platform/errors.js';
+import { TrellisError } from '../errors.js';
 
 /**
- * Per-key and per-project admission: at most N requests in flight and M started in any 60-second window.
- * Counted in this process (a deployment running several inference processes gets these limits per process).
+ * Per-key and per-project admission of requests to models: at most N requests in flight and M started in any
+ * 60-second window. Every path to a model in a process goes through the one limiter the composition root hands
+ * to its subgraphs (inference's chat completions, training's checkpoint completions). Counted in this process (a
+ * deployment running several processes that serve models gets these limits per process).
  * Over a limit → 429 with Retry-After, in the words the hosted service uses.
  */
 export interface LimitSettings {
