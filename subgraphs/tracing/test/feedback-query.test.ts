@@ -137,7 +137,7 @@ describe('feedback/create weave_ref', () => {
     const graphql = await platform.graphql('mutation($body: JSONObject!) { createFeedback(body: $body) { id } }', {
       body: { project_id: P, weave_ref: 'weave:///trellis/other/call/f1', feedback_type: 'note', payload: {} },
     });
-    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['body', 'weave_ref'] })] });
+    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['body', 'weave_ref'] })] });
     expect((await traces(platform, '/feedback/query', { project_id: P })).body.result.length).toBe(before);
     // A ref into the project itself (call or object) is stored.
     for (const weave_ref of [callRef('f3'), `weave:///${P}/object/Judge:abc`]) {
