@@ -17,6 +17,7 @@ import type { SubscriptionExecutor } from '../../rest-adapter/sse.js';
 import type { LocalExecutor } from '../../rest-adapter/execute.js';
 import { ajv } from '../validation.js';
 import { installErrorHandling } from './error-handler.js';
+import { installJsonBodyParser } from './json-body-parser.js';
 import { registerMetrics } from './metrics.js';
 
 export interface HttpServerOptions {
@@ -84,6 +85,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   // JSON APIs only: a text/plain body must be refused (415), not handed to validation as a string.
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
+  installJsonBodyParser(app, { maxDepth: options.config.jsonMaxDepth });
   registerMetrics(app);
 
   await app.register(swagger, {
