@@ -34,48 +34,41 @@ export function unstorableCharacter(text: string): Exclude<UnstorableReason, 'to
   return match[0] === '\u0000' ? 'nul_character' : 'lone_surrogate';
 }
 
-interface Frame {
-  value: unknown;
-  depth: number;
-  key: string | number | undefined;
-  parent: Frame | undefined;
-}
-
-function pathOf(frame: Frame | undefined, last?: string | number): (string | number)[] {
-  const path: (string | number)[] = last === undefined ? [] : [last];
-  for (let at = frame; at && at.key !== undefined; at = at.parent) path.unshift(at.key);
-  return path;
-}
-
 /**
- * The first string, key or nesting level of a JSON value that cannot be stored, or undefined. Iterative (an
- * explicit stack), so a hostile depth cannot overflow the walk itself; each value is visited once.
+ * The first string, key or nesting level of a JSON value that cannot be stored, or undefined. The recursion is
+ * bounded by `maxDepth` (a value is refused before the walk goes deeper), so a hostile depth cannot overflow the
+ * stack; each value is visited once and nothing is allocated unless an offence is found.
  */
 export function findUnstorableInput(value: unknown, maxDepth: number = DEFAULT_JSON_MAX_DEPTH): UnstorableInput | undefined {
-  const stack: Frame[] = [{ value, depth: 0, key: undefined, parent: undefined }];
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
-    const current = frame.value;
-    if (typeof current === 'string') {
-      const reason = unstorableCharacter(current);
-      if (reason) return { path: pathOf(frame), reason };
-      continue;
+  return walk(value, 0, maxDepth);
+}
+
+function walk(value: unknown, depth: number, maxDepth: number): UnstorableInput | undefined {
+  if (typeof value === 'string') {
+    const reason = unstorableCharacter(value);
+    return reason ? { path: [], reason } : undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  // File contents (multipart parts arrive as Buffers) are bytes, not text.
+  if (ArrayBuffer.isView(value)) return undefined;
+  if (depth >= maxDepth) return { path: [], reason: 'too_deep' };
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = walk(value[index], depth + 1, maxDepth);
+      if (found) {
+        found.path.unshift(index);
+        return found;
+      }
     }
-    if (current === null || typeof current !== 'object') continue;
-    const depth = frame.depth + 1;
-    if (depth > maxDepth) return { path: pathOf(frame), reason: 'too_deep' };
-    if (Array.isArray(current)) {
-      for (let index = current.length - 1; index >= 0; index--) stack.push({ value: current[index], depth, key: index, parent: frame });
-      continue;
-    }
-    // File contents (multipart parts arrive as Buffers) are bytes, not text.
-    if (ArrayBuffer.isView(current)) continue;
-    const keys = Object.keys(current);
-    for (let index = keys.length - 1; index >= 0; index--) {
-      const key = keys[index]!;
-      const reason = unstorableCharacter(key);
-      if (reason) return { path: pathOf(frame, key), reason };
-      stack.push({ value: (current as Record<string, unknown>)[key], depth, key, parent: frame });
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    const reason = unstorableCharacter(key);
+    if (reason) return { path: [key], reason };
+    const found = walk((value as Record<string, unknown>)[key], depth + 1, maxDepth);
+    if (found) {
+      found.path.unshift(key);
+      return found;
     }
   }
   return undefined;
