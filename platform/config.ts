@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_JSON_MAX_DEPTH } from './storable-input.js';
 
 /**
  * The one validated configuration module of the platform: every environment variable the processes read is
@@ -12,6 +13,8 @@ export interface PlatformConfig {
   dataDir: string;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Deepest nesting of objects and arrays accepted in JSON input (REST bodies, GraphQL variables and literals). */
+  jsonMaxDepth: number;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
   bootstrap: { apiKey: string; username: string; team: string; project: string } | undefined;
@@ -49,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     dataDir: path.resolve(env.TRELLIS_DATA_DIR ?? './data'),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: integer(env, 'TRELLIS_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    jsonMaxDepth: integer(env, 'TRELLIS_JSON_MAX_DEPTH', DEFAULT_JSON_MAX_DEPTH, 8, 1000),
     graphqlMaxDepth: integer(env, 'TRELLIS_GRAPHQL_MAX_DEPTH', 12, 2, 100),
     graphqlMaxCost: integer(env, 'TRELLIS_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
     bootstrap: bootstrapKey

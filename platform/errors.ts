@@ -89,7 +89,7 @@ export class BadRequestError extends TrellisError {
 }
 export class ValidationFailedError extends TrellisError {
   constructor(issues: ValidationIssue[], message = 'Request validation failed') {
-    super(422, 'VALIDATION_FAILED', message, { issues, param: issues[0]?.loc.filter((part) => part !== 'body').join('.') });
+    super(422, 'VALIDATION_FAILED', message, { issues, param: issues[0]?.loc.filter((part) => part !== 'body').join('.') || undefined });
   }
 }
 export class UnauthenticatedError extends TrellisError {

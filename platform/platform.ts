@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
 import { createGateway, type Topology } from '../gateway/gateway.js';
+import { rejectUnstorableInput } from '../gateway/plugins/storable-input.js';
 import { ALL_ROUTES } from '../rest-adapter/routes/index.js';
 import type { RestRoute } from '../rest-adapter/route.js';
 import { SUBGRAPHS } from '../subgraphs/index.js';
@@ -149,6 +150,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       logger,
       maxDepth: config.graphqlMaxDepth,
       maxCost: config.graphqlMaxCost,
+      plugins: [rejectUnstorableInput(config.jsonMaxDepth)],
     });
     graph.bind(apollo);
     await http.mountGateway(apollo);

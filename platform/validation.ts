@@ -108,3 +108,13 @@ export function validateOrThrow<S extends TSchema>(schema: S, value: unknown, pa
   if (!validate(value)) throw new ValidationFailedError(toValidationIssues(validate.errors ?? [], part));
   return value as Static<S>;
 }
+
+/**
+ * Integer bounds of what request integers become in PostgreSQL: `integer` (int4) columns, OFFSET/LIMIT and
+ * interval arithmetic. JSON Schema's `integer` alone admits 2^31 or 1e300, which the database answers with an
+ * error; schemas bound every integer that reaches SQL so such a value is a 422 at its field instead.
+ */
+export const INT4_MAX = 2_147_483_647;
+export const INT4_MIN = -2_147_483_648;
+/** Milliseconds since the epoch: the range of a JavaScript Date (±8.64e15). */
+export const EPOCH_MS_MAX = 8_640_000_000_000_000;

@@ -37,7 +37,8 @@ export function errorResponse(family: Family, error: TrellisError): ErrorRespons
 
 function openAiError(error: TrellisError) {
   const issue = error.issues?.[0];
-  const message = issue ? `${issue.msg}: ${issue.loc.filter((part) => part !== 'body').join('.')}` : error.message;
+  const where = issue?.loc.filter((part) => part !== 'body').join('.');
+  const message = issue ? (where ? `${issue.msg}: ${where}` : issue.msg) : error.message;
   return {
     error: {
       message,

@@ -66,8 +66,9 @@ export async function executeInSubgraph(
 
 function deliberateError(error: GraphQLError, context: GraphQLContext): TrellisError {
   if (error.originalError instanceof TrellisError) return error.originalError;
-  // No resolver was reached (variables that do not fit the operation): the request's fault, as Apollo would say.
-  if (!error.originalError && !error.path) return new TrellisError(400, 'BAD_REQUEST', error.message);
+  // No resolver was reached (variables that do not fit the operation): the request's fault, as Apollo would say —
+  // also when a scalar's parseValue threw (graphql-js and graphql-jit then keep its error as originalError).
+  if (!error.path && (!error.originalError || error.message.startsWith('Variable "$'))) return new TrellisError(400, 'BAD_REQUEST', error.message);
   if (error.extensions?.code && error.extensions.code !== 'INTERNAL') return trellisErrorFromGraphQL(error);
   context.logger.error({ err: error.originalError ?? error }, 'unexpected error in a subgraph operation');
   return new TrellisError(500, 'INTERNAL', 'Internal server error');

@@ -56,9 +56,15 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
     config: { family: route.family },
     bodyLimit: route.bodyLimit,
     // The operation validates the body itself (same schema), so the edge does not validate it a second time: the
-    // schema stays declared for OpenAPI, its validator accepts everything.
+    // schema stays declared for OpenAPI, and the edge checks only the body's JSON type (an array where an object
+    // belongs is no request the operation can account for).
     ...(route.bodyValidation === 'operation'
-      ? { validatorCompiler: ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? () => true : ajv.compile(schema)) }
+      ? {
+          validatorCompiler: ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
+            const type = (schema as { type?: unknown }).type;
+            return ajv.compile(httpPart === 'body' ? (type === undefined ? {} : { type }) : schema);
+          },
+        }
       : {}),
     schema: {
       summary: route.summary,

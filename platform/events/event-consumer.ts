@@ -1,3 +1,4 @@
+import { deadLetter, isRecordError } from '../db/poisoned-records.js';
 import { ValidationFailedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { BackgroundWorker } from '../subgraph.js';
@@ -10,7 +11,8 @@ const RETRY_DELAY_MS = 1_000;
  * A subgraph's durable consumer of platform events (how one subgraph acts on another's changes without reading
  * its tables). It follows the event types it handles from its stored cursor; `apply` must write the event's
  * changes and the new cursor in one transaction, so a restart neither misses nor repeats an event. Transient
- * failures are retried; an event that can never be applied (ValidationFailedError) is logged and passed over.
+ * failures are retried; an event that can never be applied (ValidationFailedError, or data the database cannot
+ * store: platform/db/poisoned-records.ts) is dead-lettered (logged, counted) and passed over.
  */
 export abstract class PlatformEventConsumer implements BackgroundWorker {
   abstract readonly name: string;
@@ -50,8 +52,9 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
           await this.apply(event);
           break;
         } catch (error) {
-          if (error instanceof ValidationFailedError) {
-            this.logger.error({ err: error, event: event.id, consumer: this.name }, 'platform event cannot be applied; passing over it');
+          if (error instanceof ValidationFailedError || isRecordError(error)) {
+            // Retrying could never succeed, and would hold back every later event.
+            deadLetter(event, error, { writer: this.name, logger: this.logger, describe: (dead) => ({ event: dead.id, type: dead.type, consumer: this.name }) });
             await this.passOver(event);
             break;
           }

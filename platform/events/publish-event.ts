@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { toStorableJson } from '../storable-input.js';
 import type { NewPlatformEvent } from './event.js';
 import { EVENTS_CHANNEL, EVENTS_SCHEMA } from './schema.js';
 
@@ -16,7 +17,9 @@ export async function publishEvent(trx: Transaction<any> | Kysely<any>, event: N
       project: event.project ?? null,
       registry: event.registry ?? null,
       author: event.author,
-      payload: JSON.stringify(event.payload),
+      // Payloads carry text from elsewhere (a model's output, an upstream's error): stored with U+FFFD in place of
+      // what jsonb cannot hold, rather than failing the change they belong to.
+      payload: toStorableJson(event.payload),
     })
     .returning('id')
     .executeTakeFirstOrThrow();

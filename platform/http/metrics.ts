@@ -1,11 +1,14 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { deadLetterRecords } from '../db/poisoned-records.js';
 
-/** Prometheus metrics of one process: Node defaults plus request latency by route and status. */
+/** Prometheus metrics of one process: Node defaults, request latency by route and status, dead-lettered records. */
 export function registerMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'trellis_' });
+  // Process-wide: the background writers of every subgraph in this process count into it.
+  registry.registerMetric(deadLetterRecords);
   const duration = new Histogram({
     name: 'trellis_http_request_duration_seconds',
     help: 'HTTP request latency',

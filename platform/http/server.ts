@@ -18,6 +18,7 @@ import type { LocalExecutor } from '../../rest-adapter/execute.js';
 import { ajv } from '../validation.js';
 import { installErrorHandling } from './error-handler.js';
 import { registerGraphqlExplorer } from './graphql-explorer.js';
+import { installJsonBodyParser } from './json-body-parser.js';
 import { registerMetrics } from './metrics.js';
 
 export interface HttpServerOptions {
@@ -85,6 +86,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   // JSON APIs only: a text/plain body must be refused (415), not handed to validation as a string.
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
+  installJsonBodyParser(app, { maxDepth: options.config.jsonMaxDepth });
   registerMetrics(app);
   registerGraphqlExplorer(app); // before the gateway: it serves the page on Apollo's GET /graphql route
 

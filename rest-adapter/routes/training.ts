@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { INT4_MAX } from '../../platform/validation.js';
 import {
   CheckpointDeleteBody,
   JobIdParams,
@@ -116,7 +117,7 @@ const workerRoutes = [
     summary: 'Remote trainer: upload the adapter files (base64 by file name) and the step they reached',
     schema: {
       params: WorkerJobParams,
-      body: Type.Object({ worker_id: Type.String({ minLength: 1 }), step: Type.Integer({ minimum: 1 }), files: Type.Record(Type.String(), Type.String()) }),
+      body: Type.Object({ worker_id: Type.String({ minLength: 1 }), step: Type.Integer({ minimum: 1, maximum: INT4_MAX }), files: Type.Record(Type.String(), Type.String()) }),
     },
     bodyLimit: 256 * 1024 * 1024,
     operation:

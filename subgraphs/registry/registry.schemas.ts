@@ -1,3 +1,4 @@
+import { INT4_MAX } from '../../platform/validation.js';
 import { Type } from '@sinclair/typebox';
 
 /** Names and labels the registry accepts, in one place (GraphQL inputs are validated against these). */
@@ -61,6 +62,6 @@ export const CreateRunSchema = Type.Object({
 export const MetricPointSchema = Type.Object({
   name: Type.String({ pattern: '^[A-Za-z0-9_./-]{1,256}$' }),
   value: Type.Number(),
-  step: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+  step: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: INT4_MAX }), Type.Null()])),
 });
 export const LogMetricsSchema = Type.Array(MetricPointSchema, { minItems: 1, maxItems: 1000 });

@@ -1,3 +1,4 @@
+import { INT4_MAX } from '../../platform/validation.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
@@ -24,7 +25,7 @@ export const CheckpointListQuery = Type.Object({
 export type CheckpointListQuery = Static<typeof CheckpointListQuery>;
 
 export const CheckpointDeleteBody = Type.Object({
-  steps: Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 10_000 }),
+  steps: Type.Array(Type.Integer({ minimum: 0, maximum: INT4_MAX }), { maxItems: 10_000 }),
 });
 export type CheckpointDeleteBody = Static<typeof CheckpointDeleteBody>;
 

@@ -1,5 +1,7 @@
 import type { NotificationListener } from '../../../platform/events/index.js';
+import { writeBatchIsolating } from '../../../platform/db/poisoned-records.js';
 import type { Logger } from '../../../platform/logger.js';
+import { toStorableText } from '../../../platform/storable-input.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import { parseTemplate, renderTemplate, type EventVariables, type ParsedTemplate } from '../automation/payload-template.js';
 import type { AutomationsConfig } from '../config.js';
@@ -149,7 +151,8 @@ export class DeliveryWorker implements BackgroundWorker {
     credentials: WebhookCredentials,
   ): Promise<void> {
     const attempt = delivery.attempts;
-    const error = verdict.kind === 'succeeded' ? null : redact(verdict.reason, credentials);
+    // The receiver's answer is text from elsewhere: stored with U+FFFD in place of what PostgreSQL cannot hold.
+    const error = verdict.kind === 'succeeded' ? null : toStorableText(redact(verdict.reason, credentials));
     const exhausted = attempt >= delivery.attempt_limit;
     const retry = verdict.kind === 'retry' && !exhausted;
     const outcome: AttemptOutcome = {
@@ -168,7 +171,7 @@ export class DeliveryWorker implements BackgroundWorker {
       started_at: startedAt,
       finished_at: new Date(),
       response_status: status,
-      response_body: redact(responseBody, credentials),
+      response_body: toStorableText(redact(responseBody, credentials)),
       error,
     };
     // The slot is free as soon as the request is done; the outcome is written with the next batch.
@@ -193,6 +196,19 @@ export class DeliveryWorker implements BackgroundWorker {
   }
   private flushing: Promise<void> | undefined;
 
+  /** One transaction: the attempts, the deliveries' new states, webhooks a 410 disabled, and the notifications. */
+  private recordAttempts(batch: PendingRecord[]): Promise<void> {
+    return this.store.relaxedTransaction(async (store) => {
+      await store.insertAttempts(batch.map((entry) => entry.row));
+      const updated = await store.finishAttempts(batch.map((entry) => entry.outcome));
+      const mine = new Set(updated.map((row) => row.id));
+      for (const entry of batch) {
+        if (entry.disableWebhook && mine.has(entry.outcome.id)) await store.setWebhookDisabled(updated.find((row) => row.id === entry.outcome.id)!.webhook_id, 'receiver answered 410 Gone');
+      }
+      await store.notifyEach(DELIVERY_UPDATES_CHANNEL, [...mine]);
+    });
+  }
+
   private flushSoon(): void {
     if (this.flushing) return;
     this.flushing = (async () => {
@@ -200,20 +216,14 @@ export class DeliveryWorker implements BackgroundWorker {
       await new Promise((resolve) => setImmediate(resolve));
       while (this.pending.length) {
         const batch = this.pending.splice(0, 500);
-        try {
-          await this.store.relaxedTransaction(async (store) => {
-            await store.insertAttempts(batch.map((entry) => entry.row));
-            const updated = await store.finishAttempts(batch.map((entry) => entry.outcome));
-            const mine = new Set(updated.map((row) => row.id));
-            for (const entry of batch) {
-              if (entry.disableWebhook && mine.has(entry.outcome.id)) await store.setWebhookDisabled(updated.find((row) => row.id === entry.outcome.id)!.webhook_id, 'receiver answered 410 Gone');
-            }
-            await store.notifyEach(DELIVERY_UPDATES_CHANNEL, [...mine]);
-          });
-        } catch (error) {
-          // The leases expire and the deliveries are sent again (same ids): at-least-once holds.
-          this.logger.error({ err: error, deliveries: batch.length }, 'could not record delivery attempts');
-        }
+        // An attempt left unrecorded is sent again when its lease expires (same ids): at-least-once holds. One
+        // the database can never store is dead-lettered alone rather than failing the attempts recorded with it.
+        await writeBatchIsolating(batch, {
+          writer: 'delivery-attempts',
+          logger: this.logger,
+          write: (entries) => this.recordAttempts(entries),
+          describe: (entry) => ({ deliveryId: entry.outcome.id, attempt: entry.outcome.attempt }),
+        });
       }
       this.flushing = undefined;
     })();

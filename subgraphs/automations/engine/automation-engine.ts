@@ -2,6 +2,7 @@ import pg from 'pg';
 import { parse, subscribe, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createHash } from 'node:crypto';
 import type { Principal } from '../../../platform/auth/principal.js';
+import { writeBatchIsolating } from '../../../platform/db/poisoned-records.js';
 import { parseCursor, START_CURSOR, type PlatformEvent } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
@@ -171,7 +172,16 @@ export class AutomationEngine implements BackgroundWorker {
         }
         const batch = queue.splice(0, MAX_BATCH);
         notify();
-        await this.handleBatch(batch);
+        // An event whose deliveries the database can never store is dead-lettered alone (and passed over), so it
+        // cannot stop every automation; a failure of the database itself resumes from the stored cursor.
+        const unhandled = await writeBatchIsolating(batch, {
+          writer: 'automation-engine',
+          logger: this.logger,
+          write: (events) => this.handleBatch(events).then(() => undefined),
+          describe: (event) => ({ event: event.id, type: event.type, entity: event.entity }),
+          afterDeadLetter: (event) => this.passOver(event),
+        });
+        if (unhandled.length > 0) throw new Error(`${unhandled.length} platform events could not be handled`);
       }
     })();
     const failed = processing.catch((error) => {
@@ -212,6 +222,15 @@ export class AutomationEngine implements BackgroundWorker {
       if (created) await store.notify(DELIVERIES_CHANNEL);
       await store.setCursor(CURSOR_NAME, fresh.at(-1)!.cursor);
       return created;
+    });
+  }
+
+  /** Moves the cursor past an event without acting on it (never backwards). */
+  private passOver(event: PlatformEvent): Promise<void> {
+    return this.store.relaxedTransaction(async (store) => {
+      const stored = parseCursor((await store.lockCursor(CURSOR_NAME)) ?? START_CURSOR)!;
+      const position = parseCursor(event.cursor)!;
+      if (position.txId > stored.txId || (position.txId === stored.txId && position.id > stored.id)) await store.setCursor(CURSOR_NAME, event.cursor);
     });
   }
 

@@ -93,6 +93,21 @@ describe('webhook delivery', () => {
     receiver.responder = () => ({ status: 200, body: 'ok' });
   });
 
+  it('records an attempt whose receiver answered text PostgreSQL cannot store (NUL), with U+FFFD in its place', async () => {
+    const path = '/nul-answer';
+    receiver.responder = (request) => (request.path === path ? { status: 200, body: 'ok\u0000done' } : { status: 200, body: 'ok' });
+    const webhookId = await createWebhook(platform, { name: 'nul-answer', endpointUrl: receiver.url(path) });
+    const automationId = await createAutomation(platform, { name: 'nul-answer', event: { type: 'ADD_ARTIFACT_TAG', tagRegex: '^nul-answer$' }, webhookId, payload: '{"tag":"${tag}"}' });
+    await createVersion(platform, { collection: 'nul-answer-data', tags: ['nul-answer'] });
+
+    const [delivery] = await eventually(async () => {
+      const rows = await deliveries(platform, automationId);
+      return rows[0]?.status === 'SUCCEEDED' ? rows : undefined;
+    });
+    expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, responseStatus: 200, responseBody: 'ok\ufffddone' })]);
+    receiver.responder = () => ({ status: 200, body: 'ok' });
+  });
+
   it('fails without retry on 4xx, disables the webhook on 410, refuses redirects, and gives up after the last attempt on timeouts', async () => {
     const cases = [
       { path: '/bad', answer: { status: 400, body: 'nope' }, attempts: 1, error: /answered 400/ },

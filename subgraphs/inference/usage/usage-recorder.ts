@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { writeBatchIsolating } from '../../../platform/db/poisoned-records.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import type { InferenceDatabase } from '../db/database.js';
@@ -11,8 +12,10 @@ const MAX_BUFFERED = 200_000;
 
 /**
  * Usage records are written off the request's path: `record()` only appends to a buffer, which is written in
- * multi-row inserts every `flushMs` (or as soon as a batch is full). A failed write keeps its records for the next
- * flush; stopping the platform flushes what is left, so a completed request's record is not lost on shutdown.
+ * multi-row inserts every `flushMs` (or as soon as a batch is full). A write the database fails keeps its records for
+ * the next flush; a record the database can never store is dead-lettered alone (platform/db/poisoned-records.ts),
+ * so it cannot hold back the others. Stopping the platform flushes what is left, so a completed request's record
+ * is not lost on shutdown.
  */
 export class UsageRecorder implements BackgroundWorker {
   readonly name = 'inference-usage-recorder';
@@ -69,27 +72,34 @@ export class UsageRecorder implements BackgroundWorker {
   private async writeBuffered(): Promise<void> {
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, BATCH_SIZE);
-      try {
-        await usageStore.insertMany(this.db, batch);
-      } catch (error) {
-        this.buffer.unshift(...batch);
+      const retry = await writeBatchIsolating(batch, {
+        writer: 'inference-usage',
+        logger: this.logger,
+        write: (records) => usageStore.insertMany(this.db, records),
+        describe: (record) => ({ entity: record.entity, project: record.project, model: record.model, requestId: record.requestId }),
+      });
+      if (retry.length > 0) {
+        this.buffer.unshift(...retry);
         if (this.buffer.length > MAX_BUFFERED) {
           const dropped = this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
           this.logger.error({ dropped: dropped.length }, 'usage record buffer full: dropped the oldest records');
         }
-        this.logger.warn({ err: error, pending: this.buffer.length }, 'writing usage records failed; will retry');
         return;
       }
     }
     // Traces separately: a failing sink must never hold back usage records.
-    while (this.traceSink && this.traces.length > 0) {
+    const sink = this.traceSink;
+    while (sink && this.traces.length > 0) {
       const batch = this.traces.splice(0, BATCH_SIZE);
-      try {
-        await this.db.transaction().execute((trx) => this.traceSink!(trx, batch));
-      } catch (error) {
-        this.traces.unshift(...batch);
+      const retry = await writeBatchIsolating(batch, {
+        writer: 'inference-completion-traces',
+        logger: this.logger,
+        write: (traces) => this.db.transaction().execute((trx) => sink(trx, traces)),
+        describe: (trace) => ({ entity: trace.entity, project: trace.project, callId: trace.call.id }),
+      });
+      if (retry.length > 0) {
+        this.traces.unshift(...retry);
         if (this.traces.length > MAX_BUFFERED) this.traces.splice(0, this.traces.length - MAX_BUFFERED);
-        this.logger.warn({ err: error, pending: this.traces.length }, 'handing completion traces to the sink failed; will retry');
         return;
       }
     }

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { toStorableJson } from '../../../platform/storable-input.js';
 import type { InferenceDatabase } from '../db/database.js';
 
 export interface UsageRecord {
@@ -98,7 +99,7 @@ export const usageStore = {
         status, error_code, error_message, prompt_tokens, completion_tokens, total_tokens, latency_ms, first_token_ms, attempts, request_id)
       select created_at, entity, project, model, backend, deployment, api_key_id, user_id, end_user, stream,
         status, error_code, error_message, prompt_tokens, completion_tokens, total_tokens, latency_ms, first_token_ms, attempts, request_id
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(created_at timestamptz, entity text, project text, model text,
+      from jsonb_to_recordset(${toStorableJson(rows)}::jsonb) as r(created_at timestamptz, entity text, project text, model text,
         backend text, deployment text, api_key_id text, user_id text, end_user text, stream boolean, status integer, error_code text,
         error_message text, prompt_tokens integer, completion_tokens integer, total_tokens integer, latency_ms double precision,
         first_token_ms double precision, attempts integer, request_id text)

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { OptionalQuery, OptionalSortBy } from '../query/query.schemas.js';
+import { INT4_MAX, INT4_MIN } from '../../../platform/validation.js';
 import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId } from '../schema-helpers.js';
 
 /**
@@ -10,10 +11,10 @@ import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId } from '
 const userAndRunFields = {
   svc_user_id: OptionalNullable(Type.String({ description: 'The user the call ran for, as the calling service names them' })),
   svc_run_id: OptionalNullable(Type.String({ description: 'The run the call belongs to, as the calling service names it' })),
-  svc_run_step: OptionalNullable(Type.Integer({ description: 'The step of that run' })),
+  svc_run_step: OptionalNullable(Type.Integer({ minimum: INT4_MIN, maximum: INT4_MAX, description: 'The step of that run' })),
   wb_user_id: OptionalNullable(Type.String({ description: 'The W&B user the call ran for' })),
   wb_run_id: OptionalNullable(Type.String({ description: 'The W&B run the call belongs to' })),
-  wb_run_step: OptionalNullable(Type.Integer({ description: 'The step of that run' })),
+  wb_run_step: OptionalNullable(Type.Integer({ minimum: INT4_MIN, maximum: INT4_MAX, description: 'The step of that run' })),
 };
 
 const startFields = {
@@ -143,8 +144,8 @@ export const CallsQueryBody = Type.Object(
   {
     project_id: ProjectId,
     filter: OptionalNullable(CallsFilterSchema),
-    limit: OptionalNullable(Type.Integer({ minimum: 0 })),
-    offset: OptionalNullable(Type.Integer({ minimum: 0 })),
+    limit: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
+    offset: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
     sort_by: OptionalSortBy,
     query: OptionalQuery,
     // Types only here; which names are allowed is checked by parseCallColumns (call-columns.ts), which GraphQL
@@ -168,7 +169,7 @@ export const CallsQueryStatsBody = Type.Object(
     project_id: ProjectId,
     filter: OptionalNullable(CallsFilterSchema),
     query: OptionalQuery,
-    limit: OptionalNullable(Type.Integer({ minimum: 0 })),
+    limit: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
   },
   { additionalProperties: true },
 );

@@ -1,3 +1,4 @@
+import { EPOCH_MS_MAX, INT4_MAX } from '../../../platform/validation.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { OptionalQuery, OptionalSortBy } from '../query/query.schemas.js';
 import { FreeObject, OptionalNullable, ProjectId, StringEnum } from '../schema-helpers.js';
@@ -60,8 +61,8 @@ const FeedbackFieldName = Type.String({ pattern: `^(${FEEDBACK_RECORD_FIELDS.joi
 export const FeedbackQueryBody = Type.Object(
   {
     project_id: ProjectId,
-    limit: OptionalNullable(Type.Integer({ minimum: 0 })),
-    offset: OptionalNullable(Type.Integer({ minimum: 0 })),
+    limit: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
+    offset: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
     sort_by: OptionalSortBy,
     query: OptionalQuery,
     // Like Weave: each record has only these keys (a payload path's key is the path, its value the JSON there).
@@ -76,9 +77,9 @@ const rating = OptionalNullable(Type.Number({ minimum: 0, maximum: 1 }));
 
 /** The request fields of /feedback/aggregate other than project_id (also the arguments of Project.feedbackAggregate). */
 export const feedbackAggregateFields = {
-  after_ms: Type.Integer({ minimum: 0 }),
-  before_ms: Type.Integer({ minimum: 0 }),
-  time_bucket_seconds: OptionalNullable(Type.Integer({ exclusiveMinimum: 0 })),
+  after_ms: Type.Integer({ minimum: 0, maximum: EPOCH_MS_MAX }),
+  before_ms: Type.Integer({ minimum: 0, maximum: EPOCH_MS_MAX }),
+  time_bucket_seconds: OptionalNullable(Type.Integer({ exclusiveMinimum: 0, maximum: INT4_MAX })),
   feedback_types: names,
   tags: names,
   rating_min: rating,

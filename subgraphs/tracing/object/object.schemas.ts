@@ -1,3 +1,4 @@
+import { INT4_MAX } from '../../../platform/validation.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { OptionalSortBy } from '../query/query.schemas.js';
 import { FreeObject, OptionalNullable, ProjectId } from '../schema-helpers.js';
@@ -39,8 +40,8 @@ export const ObjQueryBody = Type.Object(
         { additionalProperties: true },
       ),
     ),
-    limit: OptionalNullable(Type.Integer({ minimum: 0 })),
-    offset: OptionalNullable(Type.Integer({ minimum: 0 })),
+    limit: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
+    offset: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
     sort_by: OptionalSortBy,
     metadata_only: OptionalNullable(Type.Boolean()),
   },
@@ -59,8 +60,8 @@ export const TableQueryBody = Type.Object(
     project_id: ProjectId,
     digest: Type.String({ minLength: 1 }),
     filter: OptionalNullable(Type.Object({ row_digests: OptionalNullable(Type.Array(Type.String())) }, { additionalProperties: true })),
-    limit: OptionalNullable(Type.Integer({ minimum: 0 })),
-    offset: OptionalNullable(Type.Integer({ minimum: 0 })),
+    limit: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
+    offset: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
   },
   { additionalProperties: true },
 );
