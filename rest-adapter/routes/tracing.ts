@@ -173,7 +173,7 @@ const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runn
   scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
 
 const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
-  $query: QueryInput, $columns: [String!], $expandColumns: [String!], $returnExpanded: Boolean = true, $withFeedback: Boolean = false) {
+  $query: TraceQueryInput, $columns: [String!], $expandColumns: [String!], $returnExpanded: Boolean = true, $withFeedback: Boolean = false) {
   project(entity: $entity, name: $project) {
     calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query, columns: $columns, expandColumns: $expandColumns,
       returnExpandedColumnValues: $returnExpanded) {
@@ -445,7 +445,7 @@ export const tracingRoutes = [
     path: '/calls/query_stats',
     summary: 'Count the calls a filter and query select',
     schema: { body: CallsQueryStatsBody },
-    operation: `query TraceCallsQueryStats($entity: String!, $project: String!, $filter: CallFilter, $query: QueryInput) {
+    operation: `query TraceCallsQueryStats($entity: String!, $project: String!, $filter: CallFilter, $query: TraceQueryInput) {
       project(entity: $entity, name: $project) { callCount(filter: $filter, query: $query) }
     }`,
     variables: ({ body }) => ({
@@ -617,7 +617,7 @@ export const tracingRoutes = [
     path: '/feedback/query',
     summary: 'List feedback: `query` selects, `sort_by` orders (then oldest first)',
     schema: { body: FeedbackQueryBody },
-    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $first: Int, $after: String, $query: QueryInput, $sortBy: [FeedbackSortInput!]) {
+    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $first: Int, $after: String, $query: TraceQueryInput, $sortBy: [FeedbackSortInput!]) {
       project(entity: $entity, name: $project) { feedback(first: $first, after: $after, query: $query, sortBy: $sortBy) { nodes { ${FEEDBACK_FIELDS} } } }
     }`,
     variables: ({ body }) => ({

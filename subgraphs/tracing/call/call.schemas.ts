@@ -78,11 +78,11 @@ export type CallBatchBody = Static<typeof CallBatchBody>;
 export const CompletedCallSchema = Type.Object(
   {
     ...startFields,
-    trace_id: Type.String({ minLength: 1 }),
-    id: Type.String({ minLength: 1 }),
-    ended_at: IsoDateTime,
-    summary: Type.Optional(FreeObject()),
-    exception: OptionalNullable(Type.String()),
+    trace_id: Type.String({ minLength: 1, description: 'The trace the call belongs to' }),
+    id: Type.String({ minLength: 1, description: 'The call id' }),
+    ended_at: { ...IsoDateTime, description: 'When the call ended (ISO 8601; UTC when no offset is given)' },
+    summary: Type.Optional(FreeObject({ description: 'Free-form summary of the call (usage, scores); empty when absent' })),
+    exception: OptionalNullable(Type.String({ description: 'The exception the call raised, if it failed' })),
     output: Type.Optional(Type.Unknown({ description: "The call's output (any JSON value)" })),
   },
   { additionalProperties: true, graphqlName: 'CompletedCallInput', description: 'A call sent once it has ended: its start and end in one' },

@@ -10,7 +10,7 @@ export class FeedbackResolver {
   constructor(private readonly services: TracingServices) {}
 
   @Mutation(() => Feedback, {
-    description: 'Records feedback (a reaction, note, annotation or score) on a call or object of a project. Also at POST /feedback/create.',
+    description: 'Records feedback (a reaction, note, annotation or score) on a call or object of a project. Also at POST /traces/feedback/create.',
   })
   async createFeedback(
     @Arg('input', () => FeedbackCreateInput.type, { description: 'The feedback and what it is on' }) input: unknown,

@@ -107,7 +107,7 @@ const GroupBySchema = {
 /** The request fields of /feedback/aggregate other than project_id (also the input of Project.feedbackAggregate). */
 export const feedbackAggregateFields = {
   after_ms: Type.Integer({ minimum: 0, description: 'Start of the window (inclusive), epoch milliseconds UTC' }),
-  before_ms: Type.Integer({ minimum: 0, description: 'End of the window (exclusive), epoch milliseconds UTC; after after_ms' }),
+  before_ms: Type.Integer({ minimum: 0, description: 'End of the window (exclusive), epoch milliseconds UTC; later than its start' }),
   time_bucket_seconds: OptionalNullable(
     Type.Integer({
       exclusiveMinimum: 0,

@@ -16,7 +16,7 @@ export class ObjectResolver {
   @Mutation(() => ObjectCreateResult, {
     description:
       'Stores a version of a named object (an op, a dataset, a model, …), addressed by the digest of its value: storing the same value ' +
-      'again answers the same digest and adds no version. Also at POST /obj/create.',
+      'again answers the same digest and adds no version. Also at POST /traces/obj/create.',
   })
   async createTraceObject(
     @Arg('input', () => TraceObjectCreateInput.type, { description: 'The object and its value' }) input: unknown,
@@ -27,7 +27,7 @@ export class ObjectResolver {
   }
 
   @Mutation(() => TableCreateResult, {
-    description: 'Stores a table (rows in order, each addressed by its digest); the table is addressed by the digest of its row digests. Also at POST /table/create.',
+    description: 'Stores a table (rows in order, each addressed by its digest); the table is addressed by the digest of its row digests. Also at POST /traces/table/create.',
   })
   async createTraceTable(
     @Arg('input', () => TraceTableCreateInput.type, { description: 'The table and its rows' }) input: unknown,
@@ -38,7 +38,7 @@ export class ObjectResolver {
   }
 
   @Mutation(() => String, {
-    description: `Stores a file (at most ${MAX_FILE_BYTES} bytes) and answers its digest, by which objects refer to it. Also at POST /file/create (multipart).`,
+    description: `Stores a file (at most ${MAX_FILE_BYTES / 1024 / 1024} MiB) and answers its digest, by which objects refer to it. Also at POST /traces/file/create (multipart).`,
   })
   async createTraceFile(
     @Arg('input', () => TraceFileCreateInput.type, { description: 'The project and the bytes' }) input: unknown,

@@ -11,7 +11,7 @@ import { FEEDBACK_ARGUMENTS, FeedbackAggregateInput, FeedbackSortInput } from '.
 import { FeedbackAggregate, FeedbackConnection, toFeedback, toFeedbackAggregate } from '../feedback/feedback.type.js';
 import { OBJECTS_ARGUMENTS, ObjectSortInput, TraceObjectFilterInput, TraceTableRowFilterInput } from '../object/object.inputs.js';
 import { TraceObject, TraceObjectConnection, TraceTableRowConnection, toTraceObject } from '../object/object.type.js';
-import { QueryInput, queryToWire, type Query } from '../query/query.inputs.js';
+import { TraceQueryInput, queryToWire, type Query } from '../query/query.inputs.js';
 import type { SortByInput } from '../query/query-request.js';
 import { ScoreConnection, toScore } from '../score/score.type.js';
 import type { TracingServices } from '../services.js';
@@ -39,7 +39,6 @@ const SCORE_PAGING = pagingDescriptions(SCORE_PAGES, 'score');
 
 const QUERY = { nullable: true, description: 'Only the rows for which this Weave query holds (see docs/tracing.md for the fields and comparison rules)' };
 const CALL_FILTER = { nullable: true, description: 'Only the calls this filter selects' };
-const PROJECT_ID = { description: 'The id' };
 
 /** The wire form of typed sort keys (directions `asc`/`desc`), for the services. */
 const sortToWire = (sortBy: unknown[] | null, input: { toWire(value: unknown): unknown }): SortByInput[] | null =>
@@ -50,25 +49,25 @@ const sortToWire = (sortBy: unknown[] | null, input: { toWire(value: unknown): u
 export class TracingProjectResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @FieldResolver(() => Int, { description: 'How many calls of the project the filter and the query select (all without either). Also at POST /calls/query_stats.' })
+  @FieldResolver(() => Int, { description: 'How many calls of the project the filter and the query select (all without either). Also at POST /traces/calls/query_stats.' })
   callCount(
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
     @Arg('filter', () => CallFilterInput.type, CALL_FILTER) filter: CallsFilterInput | null,
-    @Arg('query', () => QueryInput, QUERY) query: Query | null,
+    @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
   ): Promise<number> {
     const projectId = projectIdOf(project, context);
     return CALLS_ARGUMENTS.run(() => this.services.calls.count(projectId, { filter, query: queryToWire(query) }));
   }
 
-  @FieldResolver(() => Call, { nullable: true, description: 'One call of the project, by id; null when there is none. Also at POST /call/read.' })
+  @FieldResolver(() => Call, { nullable: true, description: 'One call of the project, by id; null when there is none. Also at POST /traces/call/read.' })
   async call(@Root() project: Project, @Arg('id', () => String, { description: 'The call id' }) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
     const row = await this.services.calls.read(projectIdOf(project, context), id);
     return row ? toCall(row) : null;
   }
 
   @FieldResolver(() => CallConnection, {
-    description: 'The calls the filter and the query select, oldest start first unless sortBy says otherwise. Also at POST /calls/query and /calls/stream_query.',
+    description: 'The calls the filter and the query select, oldest start first unless sortBy says otherwise. Also at POST /traces/calls/query and /traces/calls/stream_query.',
   })
   async calls(
     @Root() project: Project,
@@ -77,7 +76,7 @@ export class TracingProjectResolver {
     @Arg('first', () => Int, { nullable: true, description: CALL_PAGING.first }) first: number | null,
     @Arg('after', () => String, { nullable: true, description: CALL_PAGING.after }) after: string | null,
     @Arg('sortBy', () => [CallSortInput.type], { nullable: true, description: 'Sort keys, in order, before the call id' }) sortBy: unknown[] | null,
-    @Arg('query', () => QueryInput, QUERY) query: Query | null,
+    @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
     @Arg('columns', () => [String], {
       nullable: true,
       description:
@@ -116,17 +115,17 @@ export class TracingProjectResolver {
     return toOffsetConnection(rows, size, offset, { after, toNode: toCall });
   }
 
-  @FieldResolver(() => Call, { nullable: true, description: 'A prediction of the evaluation API, by id; null when there is none. Also at GET /v2/{entity}/{project}/predictions/{id}.' })
-  async prediction(@Root() project: Project, @Arg('id', () => String, PROJECT_ID) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
+  @FieldResolver(() => Call, { nullable: true, description: 'A prediction of the evaluation API, by id; null when there is none. Also at GET /traces/v2/{entity}/{project}/predictions/{id}.' })
+  async prediction(@Root() project: Project, @Arg('id', () => String, { description: 'The prediction id' }) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
     const row = await this.services.calls.read(projectIdOf(project, context), id);
     return row?.kind === 'prediction' ? toCall(row) : null;
   }
 
   @FieldResolver(() => Call, {
     nullable: true,
-    description: 'An evaluation run of the evaluation API, by id (its predictions and scores are its children); null when there is none. Also at GET /v2/{entity}/{project}/evaluation_runs/{id}.',
+    description: 'An evaluation run of the evaluation API, by id (its predictions and scores are its children); null when there is none. Also at GET /traces/v2/{entity}/{project}/evaluation_runs/{id}.',
   })
-  async evaluationRun(@Root() project: Project, @Arg('id', () => String, PROJECT_ID) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
+  async evaluationRun(@Root() project: Project, @Arg('id', () => String, { description: 'The evaluation run id' }) id: string, @Ctx() context: GraphQLContext): Promise<Call | null> {
     const row = await this.services.calls.read(projectIdOf(project, context), id);
     return row?.kind === 'evaluation_run' ? toCall(row) : null;
   }
@@ -146,7 +145,7 @@ export class TracingProjectResolver {
     return toOffsetConnection(records, size, offset, { after, toNode: toScore });
   }
 
-  @FieldResolver(() => TraceObject, { nullable: true, description: 'One version of a named object; null when there is none. Also at POST /obj/read.' })
+  @FieldResolver(() => TraceObject, { nullable: true, description: 'One version of a named object; null when there is none. Also at POST /traces/obj/read.' })
   async traceObject(
     @Root() project: Project,
     @Arg('objectId', () => String, { description: 'The object name' }) objectId: string,
@@ -158,7 +157,7 @@ export class TracingProjectResolver {
   }
 
   @FieldResolver(() => TraceObjectConnection, {
-    description: 'Object versions the filter selects, in sortBy order, then by name and version. Also at POST /objs/query.',
+    description: 'Object versions the filter selects, in sortBy order, then by name and version. Also at POST /traces/objs/query.',
   })
   async traceObjects(
     @Root() project: Project,
@@ -178,7 +177,7 @@ export class TracingProjectResolver {
     return toOffsetConnection(rows, size, offset, { after, toNode: toTraceObject });
   }
 
-  @FieldResolver(() => TraceTableRowConnection, { description: 'Rows of a stored table, in their original order. Also at POST /table/query.' })
+  @FieldResolver(() => TraceTableRowConnection, { description: 'Rows of a stored table, in their original order. Also at POST /traces/table/query.' })
   async traceTableRows(
     @Root() project: Project,
     @Arg('digest', () => String, { description: "The table's digest" }) digest: string,
@@ -198,7 +197,7 @@ export class TracingProjectResolver {
     });
   }
 
-  @FieldResolver(() => String, { description: 'The bytes of a stored file, base64. Also at POST /file/content.' })
+  @FieldResolver(() => String, { description: 'The bytes of a stored file, base64. Also at POST /traces/file/content.' })
   async traceFileContent(
     @Root() project: Project,
     @Arg('digest', () => String, { description: "The file's digest" }) digest: string,
@@ -208,13 +207,13 @@ export class TracingProjectResolver {
   }
 
   @FieldResolver(() => FeedbackConnection, {
-    description: 'Feedback of the project the arguments select, in sortBy order, then oldest (or newest) first. Also at POST /feedback/query.',
+    description: 'Feedback of the project the arguments select, in sortBy order, then oldest (or newest) first. Also at POST /traces/feedback/query.',
   })
   async feedback(
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
     @Arg('weaveRefs', () => [String], { nullable: true, description: 'Only feedback on one of these calls or objects (refs)' }) weaveRefs: string[] | null,
-    @Arg('query', () => QueryInput, QUERY) query: Query | null,
+    @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
     @Arg('sortBy', () => [FeedbackSortInput.type], { nullable: true, description: 'Sort keys, in order, before the creation order' }) sortBy: unknown[] | null,
     @Arg('newestFirst', () => Boolean, { nullable: true, defaultValue: false, description: 'The creation order newest first (default oldest first)' })
     newestFirst: boolean,
@@ -230,7 +229,7 @@ export class TracingProjectResolver {
   }
 
   @FieldResolver(() => FeedbackAggregate, {
-    description: "Scorer feedback as a sparse time series: counts, tags and rating sums per time bucket and group. Also at POST /feedback/aggregate.",
+    description: "Scorer feedback as a sparse time series: counts, tags and rating sums per time bucket and group. Also at POST /traces/feedback/aggregate.",
   })
   async feedbackAggregate(
     @Root() project: Project,

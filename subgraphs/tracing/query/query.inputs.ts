@@ -13,15 +13,15 @@ import { MAX_QUERY_DEPTH, parseQuery, type ConvertTarget, type Loc, type QueryNo
  * as a REST body, whose issues (`["body","query","$expr","$eq",0,"$getField"]`) are then reported at the GraphQL
  * path (`["query","expr","eq",0,"getField"]`, see `QUERY_PATH`). REST routes go the other way (`queryFromWire`).
  */
-export enum QueryConvertTarget {
+export enum TraceQueryConvertTarget {
   DOUBLE = 'double',
   INT = 'int',
   BOOL = 'bool',
   STRING = 'string',
   EXISTS = 'exists',
 }
-registerEnumType(QueryConvertTarget, {
-  name: 'QueryConvertTarget',
+registerEnumType(TraceQueryConvertTarget, {
+  name: 'TraceQueryConvertTarget',
   description: 'What `convert` turns its input into ($convert `to`)',
   valuesConfig: {
     DOUBLE: { description: 'A floating-point number (null when the input is not numeric)' },
@@ -52,43 +52,43 @@ export interface Query {
 
 // Property types are the interfaces above, not the classes: decorator metadata would otherwise reference a class
 // before its declaration (the input types are mutually recursive).
-@InputType('QueryExpressionInput', {
+@InputType('TraceQueryExpressionInput', {
   description: "An operation of a Weave query, which holds or not for each row: give exactly one field (the `$`-operator of Weave's wire form)",
 })
-export class QueryExpressionInput {
-  @Field(() => [QueryOperandInput], { nullable: true, description: 'Holds when every operand holds ($and); at least one operand' })
+export class TraceQueryExpressionInput {
+  @Field(() => [TraceQueryOperandInput], { nullable: true, description: 'Holds when every operand holds ($and); at least one operand' })
   and?: QueryOperand[] | null;
 
-  @Field(() => [QueryOperandInput], { nullable: true, description: 'Holds when at least one operand holds ($or); at least one operand' })
+  @Field(() => [TraceQueryOperandInput], { nullable: true, description: 'Holds when at least one operand holds ($or); at least one operand' })
   or?: QueryOperand[] | null;
 
-  @Field(() => QueryOperandInput, { nullable: true, description: 'Holds when its operand does not ($not)' })
+  @Field(() => TraceQueryOperandInput, { nullable: true, description: 'Holds when its operand does not ($not)' })
   not?: QueryOperand | null;
 
-  @Field(() => [QueryOperandInput], {
+  @Field(() => [TraceQueryOperandInput], {
     nullable: true,
     description: 'Holds when its two operands are equal ($eq), compared in the kind of the other side (a JSON value against 5 as a number); equal to a null literal means absent',
   })
   eq?: QueryOperand[] | null;
 
-  @Field(() => [QueryOperandInput], { nullable: true, description: 'Holds when the first of its two operands is greater than the second ($gt)' })
+  @Field(() => [TraceQueryOperandInput], { nullable: true, description: 'Holds when the first of its two operands is greater than the second ($gt)' })
   gt?: QueryOperand[] | null;
 
-  @Field(() => [QueryOperandInput], { nullable: true, description: 'Holds when the first of its two operands is greater than or equal to the second ($gte)' })
+  @Field(() => [TraceQueryOperandInput], { nullable: true, description: 'Holds when the first of its two operands is greater than or equal to the second ($gte)' })
   gte?: QueryOperand[] | null;
 
-  @Field(() => QueryInInput, { nullable: true, description: 'Holds when a value equals one of a list ($in)' })
+  @Field(() => TraceQueryInInput, { nullable: true, description: 'Holds when a value equals one of a list ($in)' })
   in?: QueryOperand['in'];
 
-  @Field(() => QueryContainsInput, { nullable: true, description: 'Holds when a text contains a substring ($contains)' })
+  @Field(() => TraceQueryContainsInput, { nullable: true, description: 'Holds when a text contains a substring ($contains)' })
   contains?: QueryOperand['contains'];
 }
 
-@InputType('QueryOperandInput', {
+@InputType('TraceQueryOperandInput', {
   description:
     'An operand of a Weave query operation: an operation, a constant, a field of the queried rows or a conversion. Give exactly one field',
 })
-export class QueryOperandInput extends QueryExpressionInput {
+export class TraceQueryOperandInput extends TraceQueryExpressionInput {
   @Field(() => JSONScalar, { nullable: true, description: 'A constant: any JSON value, null included ($literal)' })
   literal?: unknown;
 
@@ -98,43 +98,43 @@ export class QueryOperandInput extends QueryExpressionInput {
   })
   getField?: string | null;
 
-  @Field(() => QueryConvertInput, { nullable: true, description: 'An operand converted to another kind of value ($convert)' })
+  @Field(() => TraceQueryConvertInput, { nullable: true, description: 'An operand converted to another kind of value ($convert)' })
   convert?: QueryOperand['convert'];
 }
 
-@InputType('QueryInInput', { description: 'The operands of `in`: a value and the list it may equal' })
-export class QueryInInput {
-  @Field(() => QueryOperandInput, { description: 'The value looked for' })
+@InputType('TraceQueryInInput', { description: 'The operands of `in`: a value and the list it may equal' })
+export class TraceQueryInInput {
+  @Field(() => TraceQueryOperandInput, { description: 'The value looked for' })
   value!: QueryOperand;
 
-  @Field(() => [QueryOperandInput], { description: 'The candidates; an empty list holds for nothing' })
+  @Field(() => [TraceQueryOperandInput], { description: 'The candidates; an empty list holds for nothing' })
   list!: QueryOperand[];
 }
 
-@InputType('QueryContainsInput', { description: 'The operands of `contains`' })
-export class QueryContainsInput {
-  @Field(() => QueryOperandInput, { description: 'The text searched (other values are read as text)' })
+@InputType('TraceQueryContainsInput', { description: 'The operands of `contains`' })
+export class TraceQueryContainsInput {
+  @Field(() => TraceQueryOperandInput, { description: 'The text searched (other values are read as text)' })
   input!: QueryOperand;
 
-  @Field(() => QueryOperandInput, { description: 'The text looked for' })
+  @Field(() => TraceQueryOperandInput, { description: 'The text looked for' })
   substr!: QueryOperand;
 
   @Field(() => Boolean, { nullable: true, description: 'Ignore the case of letters (default false)' })
   caseInsensitive?: boolean | null;
 }
 
-@InputType('QueryConvertInput', { description: 'The operands of `convert`' })
-export class QueryConvertInput {
-  @Field(() => QueryOperandInput, { description: 'The value converted' })
+@InputType('TraceQueryConvertInput', { description: 'The operands of `convert`' })
+export class TraceQueryConvertInput {
+  @Field(() => TraceQueryOperandInput, { description: 'The value converted' })
   input!: QueryOperand;
 
-  @Field(() => QueryConvertTarget, { description: 'What it is converted to' })
+  @Field(() => TraceQueryConvertTarget, { description: 'What it is converted to' })
   to!: ConvertTarget;
 }
 
-@InputType('QueryInput', { description: "A Weave query: the rows for which its expression holds (Weave's `{\"$expr\": …}`)" })
-export class QueryInput {
-  @Field(() => QueryExpressionInput, { description: 'The expression each selected row satisfies ($expr)' })
+@InputType('TraceQueryInput', { description: "A Weave query: the rows for which its expression holds (Weave's `{\"$expr\": …}`)" })
+export class TraceQueryInput {
+  @Field(() => TraceQueryExpressionInput, { description: 'The expression each selected row satisfies ($expr)' })
   expr!: QueryOperand;
 }
 

@@ -16,7 +16,7 @@ export class ScoreResolver {
   @Mutation(() => String, {
     description:
       "Records a scorer's output for a prediction (a call of `<Scorer>.score`, in the evaluation run's trace when one is given, and " +
-      "feedback on the prediction's call, in one transaction) and answers the score id. Also at POST /v2/{entity}/{project}/scores.",
+      "feedback on the prediction's call, in one transaction) and answers the score id. Also at POST /traces/v2/{entity}/{project}/scores.",
   })
   async createScore(
     @Arg('entity', () => String, ENTITY) entity: string,
@@ -30,7 +30,7 @@ export class ScoreResolver {
 
   @Mutation(() => String, {
     description:
-      "Records a prediction (a call of `<Model>.predict`, a child of its evaluation run when given) and answers its id. Also at POST /v2/{entity}/{project}/predictions.",
+      "Records a prediction (a call of `<Model>.predict`, a child of its evaluation run when given) and answers its id. Also at POST /traces/v2/{entity}/{project}/predictions.",
   })
   async createPrediction(
     @Arg('entity', () => String, ENTITY) entity: string,
@@ -45,7 +45,7 @@ export class ScoreResolver {
   @Mutation(() => String, {
     description:
       'Starts an evaluation run (a call of `<Evaluation>.evaluate` that predictions and scores hang under) and answers its id. ' +
-      'Also at POST /v2/{entity}/{project}/evaluation_runs.',
+      'Also at POST /traces/v2/{entity}/{project}/evaluation_runs.',
   })
   async createEvaluationRun(
     @Arg('entity', () => String, ENTITY) entity: string,
@@ -58,7 +58,7 @@ export class ScoreResolver {
   }
 
   @Mutation(() => Boolean, {
-    description: "Finishes an evaluation run, recording its summary as the run's output. Also at POST /v2/{entity}/{project}/evaluation_runs/{id}/finish.",
+    description: "Finishes an evaluation run, recording its summary as the run's output. Also at POST /traces/v2/{entity}/{project}/evaluation_runs/{id}/finish.",
   })
   async finishEvaluationRun(
     @Arg('entity', () => String, ENTITY) entity: string,

@@ -194,7 +194,7 @@ describe('sort_by, filters, streaming and counting', () => {
 
   it('GraphQL Project.calls and callCount take the same query, typed', async () => {
     const { body } = await platform.graphql(
-      `query($q: QueryInput) { project(entity: "trellis", name: "q") {
+      `query($q: TraceQueryInput) { project(entity: "trellis", name: "q") {
         calls(query: $q, sortBy: [{ field: "inputs.x", direction: DESC }], filter: { outputRefs: null }) { nodes { id } }
         callCount(query: $q) } }`,
       { q: { expr: { contains: { input: { getField: 'op_name' }, substr: { literal: 'predict' } } } } },
@@ -229,7 +229,7 @@ describe('sort_by, filters, streaming and counting', () => {
       ],
     ];
     for (const [typed, wire] of cases) {
-      const { body } = await platform.graphql(`query($q: QueryInput) { project(entity: "trellis", name: "q") { calls(query: $q) { nodes { id } } callCount(query: $q) } }`, {
+      const { body } = await platform.graphql(`query($q: TraceQueryInput) { project(entity: "trellis", name: "q") { calls(query: $q) { nodes { id } } callCount(query: $q) } }`, {
         q: { expr: typed },
       });
       expect(body.errors, JSON.stringify(typed)).toBeUndefined();
@@ -299,7 +299,7 @@ describe('invalid queries are 422s that point into the body', () => {
   });
 
   it('a typed GraphQL query is checked by the same parser and compiler, its problems at GraphQL paths; REST keeps its body paths', async () => {
-    const calls = `query($q: QueryInput, $sort: [CallSortInput!]) { project(entity: "trellis", name: "q") { calls(query: $q, sortBy: $sort) { nodes { id } } } }`;
+    const calls = `query($q: TraceQueryInput, $sort: [CallSortInput!]) { project(entity: "trellis", name: "q") { calls(query: $q, sortBy: $sort) { nodes { id } } } }`;
     const issues = async (q: unknown, sort: unknown = null) => {
       const { body } = await platform.graphql(calls, { q, sort });
       expect(body.errors?.[0]?.extensions?.code, JSON.stringify(body)).toBe('VALIDATION_FAILED');

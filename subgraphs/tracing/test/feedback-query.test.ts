@@ -73,12 +73,12 @@ describe('/feedback/query `query` and `sort_by`', () => {
 
   it('GraphQL Project.feedback takes the same query, and bad fields are 422s at their place', async () => {
     const { body } = await platform.graphql(
-      `query($q: QueryInput) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "weave_ref", direction: DESC }]) { nodes { weaveRef } } } }`,
+      `query($q: TraceQueryInput) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "weave_ref", direction: DESC }]) { nodes { weaveRef } } } }`,
       { q: { expr: { in: { value: { getField: 'payload.emoji' }, list: [{ literal: '👍' }, { literal: '👎' }] } } } },
     );
     expect(body.data.project.feedback.nodes).toEqual([{ weaveRef: callRef('f2') }, { weaveRef: callRef('f1') }]);
     const invalid = await platform.graphql(
-      `query($q: QueryInput) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "payload.", direction: ASC }]) { nodes { id } } } }`,
+      `query($q: TraceQueryInput) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "payload.", direction: ASC }]) { nodes { id } } } }`,
       { q: { expr: { eq: [{ getField: 'score' }, { literal: 1 }] } } },
     );
     expect(invalid.body.errors[0].extensions.issues.map((issue: { loc: unknown }) => issue.loc)).toEqual([
