@@ -3,7 +3,7 @@ import type { ApolloServer } from '@apollo/server';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/auth/principal.js';
-import { NotFoundError, TrellisError, UnauthenticatedError } from '../platform/errors.js';
+import { NotFoundError, TrellisError, UnauthenticatedError, ValidationFailedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './execute.js';
 import { ENSURE_PROJECT_OPERATION, KnownProjects, PROJECT_EXISTS_OPERATION } from './known-projects.js';
@@ -101,7 +101,7 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
         if (!reply.raw.writableFinished) controller.abort();
       });
       const context = { principal: request.principal, requestId: String(request.id), logger: request.log, signal: controller.signal };
-      const execute = async (variables: Record<string, unknown>) => {
+      const run = async (variables: Record<string, unknown>) => {
         const local =
           route.subgraph && services.executeLocal
             ? await executeInSubgraph(services.executeLocal, route.subgraph, route.operation, variables, context, {
@@ -110,6 +110,9 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
             : undefined;
         return local ?? (await executeThroughGateway(services.apollo, route.operation, variables, context));
       };
+      const execute = route.issueLocation
+        ? (variables: Record<string, unknown>) => run(variables).catch((error: unknown) => Promise.reject(atRequestLocations(error, route, input)))
+        : run;
       const project = route.ensureProject?.(input);
       if (project) await projects.ensure(project, () => executeThroughGateway(services.apollo, ENSURE_PROJECT_OPERATION, { ...project }, context));
       const read = route.readsProject?.(input);
@@ -126,6 +129,15 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
       return route.response(data, input);
     },
   });
+}
+
+/** Validation issues of the operation (at GraphQL paths) at the places of the REST request (`route.issueLocation`). */
+function atRequestLocations(error: unknown, route: RestRoute, input: RouteInput): unknown {
+  if (!(error instanceof TrellisError) || error.code !== 'VALIDATION_FAILED' || !error.issues) return error;
+  return new ValidationFailedError(
+    error.issues.map((issue) => ({ ...issue, loc: route.issueLocation!(issue.loc, input) })),
+    error.message,
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Principal } from '../platform/auth/principal.js';
+import type { ValidationIssue } from '../platform/errors.js';
 import type { ProjectName } from './known-projects.js';
 
 /**
@@ -40,6 +41,12 @@ export interface RestRoute<Body = any, Params = any, Query = any> {
   /** The GraphQL document executed through the gateway. */
   operation: string;
   variables(input: RouteInput<Body, Params, Query>): Record<string, unknown>;
+  /**
+   * Where a validation issue the operation reports at a GraphQL path of its variables (`["input","startedAt"]`)
+   * lies in this route's request (`["body","start","started_at"]`), so REST clients keep the wire's locations
+   * (typed inputs have `wireLocation` for this). Paths it does not know are returned as they are.
+   */
+  issueLocation?(loc: ValidationIssue['loc'], input: RouteInput<Body, Params, Query>): ValidationIssue['loc'];
   /**
    * Shapes the REST response body from the operation's `data`. A Buffer is sent as bytes
    * (application/octet-stream unless `contentType` says otherwise).

@@ -8,8 +8,8 @@ import { ValidationFailedError } from '../errors.js';
  *
  *   calls(first: 50, after: "…") { edges { cursor node { … } } nodes { … } pageInfo { hasNextPage endCursor } }
  *
- * - `first` defaults to the connection's default page and may not exceed its maximum (a BAD_USER_INPUT at
- *   `first` beyond it, so a client learns the limit instead of silently getting less);
+ * - `first` defaults to the connection's default page and may not exceed its maximum (beyond it the field answers
+ *   VALIDATION_FAILED with an issue at `first`, so a client learns the limit instead of silently getting less);
  * - cursors are opaque strings; each connection decides what it encodes (a keyset position where the order
  *   allows it, an offset otherwise) with `encodeCursor`/`decodeCursor`;
  * - `nodes` is the edges' nodes, for clients that need no per-edge cursor.
@@ -115,14 +115,28 @@ export function toConnection<Row, T>(
   };
 }
 
+/**
+ * A page of a list paged by position (any sort order, so no keyset): rows fetched from `offset` with one row more
+ * than `size`; each row's cursor is the offset after it, so `after` resumes there.
+ */
+export function toOffsetConnection<Row, T>(rows: Row[], size: number, offset: number, options: { toNode: (row: Row) => T; after?: string | null }): Connection<T> {
+  let position = offset;
+  return toConnection(rows, size, { ...options, cursorOf: () => encodeCursor(++position) });
+}
+
+/** The offset an `after` cursor of a position-paged list encodes (0 without one); a foreign cursor is a 422 at `after`. */
+export function offsetAfter(after: string | null | undefined): number {
+  return decodeCursor(after, isOffset) ?? 0;
+}
+
 /** An opaque cursor for a position (a keyset tuple or an offset). */
 export function encodeCursor(position: unknown): string {
   return Buffer.from(JSON.stringify(position)).toString('base64url');
 }
 
 /**
- * The position a cursor encodes, checked by `guard`; a cursor that is not one of ours is a BAD_USER_INPUT at
- * `after`, never a 500.
+ * The position a cursor encodes, checked by `guard`; a cursor that is not one of ours is a VALIDATION_FAILED issue
+ * at `after` (bad input, never a 500).
  */
 export function decodeCursor<P>(cursor: string | null | undefined, guard: (value: unknown) => value is P, argument = 'after'): P | null {
   if (cursor === null || cursor === undefined || cursor === '') return null;

@@ -23,8 +23,10 @@ import { JSONObjectScalar, JSONScalar } from './scalars.js';
  * - `graphqlName` on every object schema with properties, and on every string enum: the GraphQL type's name;
  * - `graphqlField` on a property schema: its GraphQL field name when camelCase of the wire key is not wanted;
  * - `graphqlExtra` on an object schema: a JSONObject field that carries the wire keys the schema does not declare
- *   (free-form by nature, e.g. backend-specific sampling parameters), so `additionalProperties` survive the trip.
- * Free-form data (objects without properties, `Type.Unknown()`) become `JSONObject` / `JSON` fields.
+ *   (free-form by nature, e.g. backend-specific sampling parameters), so `additionalProperties` survive the trip;
+ * - `graphqlValues` on a string enum: a description per wire value (`{asc: 'Smallest first'}`).
+ * Free-form data (objects without properties, `Type.Unknown()`) become `JSONObject` / `JSON` fields; a required
+ * `Type.Unknown()` is a nullable `JSON` field, since null is one of the values it admits on the wire.
  */
 export interface TypedInput<S extends TSchema> {
   readonly type: ClassType;
@@ -39,6 +41,11 @@ export interface TypedInput<S extends TSchema> {
   handle<T>(input: unknown, at: InputLocation, run: (wire: Static<S>) => Promise<T>): Promise<T>;
   /** A wire location under `at.wire` as the GraphQL path under `at.arg`; other locations are returned as they are. */
   locate(loc: ValidationIssue['loc'], at: InputLocation): ValidationIssue['loc'];
+  /**
+   * The inverse of `locate`: a GraphQL path under `at.arg` as the wire location under `at.wire` (for REST routes,
+   * whose clients expect issues where their body has the value); other paths are returned as they are.
+   */
+  wireLocation(loc: ValidationIssue['loc'], at: InputLocation): ValidationIssue['loc'];
 }
 
 /** Where an input sits: the GraphQL path of the argument (`["input"]`, `["items", 3]`) and its wire location. */
@@ -85,6 +92,7 @@ export function typedInput<S extends TSchema>(schema: S): TypedInput<S> {
       }
     },
     locate: (loc, at) => graphqlLocation(plan, loc, at),
+    wireLocation: (loc, at) => wireLocation(plan, loc, at),
   };
 }
 
@@ -155,7 +163,12 @@ function enumPlan(schema: TSchema, where: string): Extract<Plan, { kind: 'enum' 
   }
   const toGraphQL = new Map(values.map((value) => [value, enumName(value)]));
   const type = Object.fromEntries(values.map((value) => [enumName(value), value]));
-  registerEnumType(type, { name, description: schema.description });
+  const valueDescriptions = (schema.graphqlValues ?? {}) as Record<string, string>;
+  registerEnumType(type, {
+    name,
+    description: schema.description,
+    valuesConfig: Object.fromEntries(values.filter((value) => valueDescriptions[String(value)]).map((value) => [enumName(value), { description: valueDescriptions[String(value)] }])),
+  });
   const plan = { kind: 'enum' as const, name, toGraphQL, fromGraphQL: new Map([...toGraphQL].map(([wire, graphql]) => [graphql, wire])), type };
   enumTypes.set(name, plan);
   return plan;
@@ -177,7 +190,12 @@ function withoutNull(schema: TSchema): TSchema {
 }
 
 function isNullable(schema: TSchema): boolean {
-  return schema.nullable === true || (Array.isArray(schema.anyOf) && schema.anyOf.some((member: TSchema) => member.type === 'null'));
+  return schema.nullable === true || (Array.isArray(schema.anyOf) && schema.anyOf.some((member: TSchema) => member.type === 'null')) || admitsAnything(schema);
+}
+
+/** `Type.Unknown()` / `Type.Any()`: no constraint at all, so null is one of its values (a call output, a score value). */
+function admitsAnything(schema: TSchema): boolean {
+  return ['type', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'not', '$ref', 'if'].every((keyword) => !(keyword in schema));
 }
 
 /** The type-graphql class of an object plan, created once (decorators applied by hand: the class is generated). */
@@ -286,6 +304,28 @@ function graphqlLocation(plan: Plan, loc: ValidationIssue['loc'], at: InputLocat
     if (current?.kind === 'object') {
       const field: FieldPlan | undefined = current.fields.find((candidate) => candidate.wire === part);
       path.push(field ? field.graphql : part);
+      current = field?.plan;
+    } else if (current?.kind === 'list') {
+      path.push(part);
+      current = current.of;
+    } else {
+      path.push(part);
+      current = undefined;
+    }
+  }
+  return path;
+}
+
+/** A GraphQL path under `at.arg` (`["input","opName"]`) as the wire location under `at.wire` (`["body","start","op_name"]`). */
+function wireLocation(plan: Plan, loc: ValidationIssue['loc'], at: InputLocation): ValidationIssue['loc'] {
+  const arg = typeof at.arg === 'string' ? [at.arg] : at.arg;
+  if (!arg.every((part, index) => loc[index] === part)) return loc;
+  const path: ValidationIssue['loc'] = [...at.wire];
+  let current: Plan | undefined = plan;
+  for (const part of loc.slice(arg.length)) {
+    if (current?.kind === 'object') {
+      const field: FieldPlan | undefined = current.fields.find((candidate) => candidate.graphql === part);
+      path.push(field ? field.wire : part);
       current = field?.plan;
     } else if (current?.kind === 'list') {
       path.push(part);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { NotFoundError } from '../../platform/errors.js';
+import { NotFoundError, ValidationFailedError } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor, isOffset } from '../../platform/graphql/connection.js';
+import type { TypedInput } from '../../platform/graphql/typed-input.js';
 import {
   CallBatchBody,
   CallEndBody,
@@ -13,21 +14,44 @@ import {
   V2CallEndBody,
   V2CallStartBody,
   MAX_CALLS_PAGE,
-  type CallsFilter,
   type CallsQueryBody as CallsQuery,
 } from '../../subgraphs/tracing/call/call.schemas.js';
 import { readsSummary } from '../../subgraphs/tracing/call/call-columns.js';
+import { callFields } from '../../subgraphs/tracing/call/call-fields.js';
+import { compileCallsRead } from '../../subgraphs/tracing/call/call.service.js';
 import {
+  AT_BODY,
+  AT_END,
+  AT_START,
+  CALLS_ARGUMENTS,
   CallEndInput,
+  CallFilterInput,
+  CallSortInput,
   CallStartInput,
   CallUpdateInput,
   CompletedCallInput,
   ProjectCallEndInput,
   ProjectCallStartInput,
 } from '../../subgraphs/tracing/call/call.inputs.js';
+import { feedbackFields } from '../../subgraphs/tracing/feedback/feedback-fields.js';
+import { FEEDBACK_ARGUMENTS, FeedbackAggregateInput, FeedbackCreateInput, FeedbackSortInput } from '../../subgraphs/tracing/feedback/feedback.inputs.js';
 import { FeedbackAggregateBody, FeedbackCreateBody, FeedbackQueryBody, type FeedbackRecordField } from '../../subgraphs/tracing/feedback/feedback.schemas.js';
+import {
+  AT_OBJECT,
+  AT_TABLE,
+  OBJECTS_ARGUMENTS,
+  ObjectSortInput,
+  TraceFileCreateInput,
+  TraceObjectCreateInput,
+  TraceObjectFilterInput,
+  TraceTableCreateInput,
+  TraceTableRowFilterInput,
+} from '../../subgraphs/tracing/object/object.inputs.js';
 import { FileContentBody, ObjCreateBody, ObjQueryBody, ObjReadBody, TableCreateBody, TableQueryBody } from '../../subgraphs/tracing/object/object.schemas.js';
 import { MAX_FILE_BYTES } from '../../subgraphs/tracing/object/object.service.js';
+import { compileQueryRequest } from '../../subgraphs/tracing/query/query-request.js';
+import { queryFromWire } from '../../subgraphs/tracing/query/query.inputs.js';
+import { EvaluationRunCreateInput, EvaluationRunFinishInput, PredictionCreateInput, ScoreCreateInput } from '../../subgraphs/tracing/score/score.inputs.js';
 import { EvaluationRunCreateBody, EvaluationRunFinishBody, PredictionCreateBody, ScoreCreateBody } from '../../subgraphs/tracing/score/score.schemas.js';
 import { ProjectId } from '../../subgraphs/tracing/schema-helpers.js';
 import { defineRoute } from '../route.js';
@@ -45,14 +69,37 @@ const split = (projectId: string) => {
 };
 const ProjectPath = Type.Object({ entity: Type.String(), project: Type.String() });
 /**
- * The `/v2/{entity}/{project}/…` writes: project from the path, the whole body handed to the mutation as
- * `$body`, executed on the in-process tracing subgraph.
+ * The `/v2/{entity}/{project}/…` writes: project from the path, the whole body handed to the mutation as its typed
+ * `$input`, executed on the in-process tracing subgraph.
  */
-const PROJECT_PATH_WRITE = {
-  subgraph: 'tracing',
-  ensureProject: ({ params }: { params: { entity: string; project: string } }) => ({ entity: params.entity, project: params.project }),
-  variables: ({ params, body }: { params: { entity: string; project: string }; body: unknown }) => ({ entity: params.entity, project: params.project, body }),
-} as const;
+function projectPathWrite(input: TypedInput<any>) {
+  return {
+    subgraph: 'tracing',
+    ensureProject: ({ params }: { params: { entity: string; project: string } }) => ({ entity: params.entity, project: params.project }),
+    variables: ({ params, body }: { params: { entity: string; project: string }; body: unknown }) => ({
+      entity: params.entity,
+      project: params.project,
+      input: input.fromWire(body as never),
+    }),
+    issueLocation: (loc: (string | number)[]) => input.wireLocation(loc, AT_BODY),
+  } as const;
+}
+
+/**
+ * A body's `query` as the typed GraphQL variable. A query the typed form cannot hold (a syntax error) is a 422 here,
+ * at its place in the body; `validateRequest` then reports it together with the request's other problems (what the
+ * operation would have found), so the answer still lists them all at once.
+ */
+function typedQuery(query: unknown, validateRequest: () => unknown): Record<string, unknown> | null {
+  try {
+    return queryFromWire(query);
+  } catch (error) {
+    if (!(error instanceof ValidationFailedError)) throw error;
+    validateRequest();
+    throw error;
+  }
+}
+
 const BATCH_BODY_LIMIT = 64 * 1024 * 1024;
 
 const CALL_FIELDS = `projectId id traceId parentId opName displayName threadId turnId startedAt endedAt latencyMs status traceName
@@ -110,28 +157,23 @@ function toWeaveCall(call: Record<string, any>, summaryRead = true) {
   };
 }
 
-function callFilterOf(filter: CallsFilter | null | undefined) {
-  if (!filter) return null;
-  return {
-    opNames: filter.op_names,
-    inputRefs: filter.input_refs,
-    outputRefs: filter.output_refs,
-    parentIds: filter.parent_ids,
-    traceIds: filter.trace_ids,
-    callIds: filter.call_ids,
-    threadIds: filter.thread_ids,
-    turnIds: filter.turn_ids,
-    wbUserIds: filter.wb_user_ids,
-    wbRunIds: filter.wb_run_ids,
-    traceRootsOnly: filter.trace_roots_only,
-  };
-}
+/**
+ * Weave's `offset` as the `after` cursor of a connection: the tracing lists page by position and their cursors
+ * encode the offset after an item, so an offset is a cursor there.
+ */
+const offsetCursor = (offset: number | null | undefined) => (offset ? encodeCursor(offset) : null);
+
+/** Weave's `limit` as the `first` of one page: the REST answers are one page of at most 10,000 items, as before. */
+const pageOf = (limit: number | null | undefined, absent: number) => Math.min(limit ?? absent, MAX_CALLS_PAGE);
+
+/** Typed sort keys from a body's `sort_by`. */
+const sortKeys = (sortBy: unknown[] | null | undefined, input: TypedInput<any>) => (sortBy ? sortBy.map((key) => input.fromWire(key as never)) : null);
 
 const FEEDBACK_FIELDS = `id projectId weaveRef feedbackType payload creator runnableRef callRef triggerRef annotationRef wbUserId createdAt
   scorerTags scorerRatings spanAgentName spanAgentVersion spanStatusCode`;
 
 const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
-  $query: JSONObject, $columns: [String!], $expandColumns: [String!], $returnExpanded: Boolean = true, $withFeedback: Boolean = false) {
+  $query: TraceQueryInput, $columns: [String!], $expandColumns: [String!], $returnExpanded: Boolean = true, $withFeedback: Boolean = false) {
   project(entity: $entity, name: $project) {
     calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query, columns: $columns, expandColumns: $expandColumns,
       returnExpandedColumnValues: $returnExpanded) {
@@ -145,12 +187,14 @@ const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $f
 function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: number) {
   return {
     ...split(body.project_id),
-    filter: callFilterOf(body.filter),
+    filter: body.filter ? CallFilterInput.fromWire(body.filter) : null,
     first: Math.min(pageSize, body.limit ?? pageSize),
     // Project.calls pages by position (its cursors encode offsets), so Weave's offset is a cursor there.
-    after: cursor ?? (body.offset ? encodeCursor(body.offset) : null),
-    sortBy: body.sort_by ?? null,
-    query: body.query ?? null,
+    after: cursor ?? offsetCursor(body.offset),
+    sortBy: sortKeys(body.sort_by, CallSortInput),
+    query: typedQuery(body.query, () =>
+      compileCallsRead({ query: body.query, sortBy: body.sort_by, columns: body.columns, expandColumns: body.expand_columns }),
+    ),
     columns: body.columns ?? null,
     expandColumns: body.expand_columns ?? null,
     returnExpanded: body.return_expanded_column_values !== false,
@@ -231,6 +275,7 @@ export const tracingRoutes = [
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.start.project_id),
     variables: ({ body }) => ({ input: CallStartInput.fromWire(body.start) }),
+    issueLocation: (loc) => CallStartInput.wireLocation(loc, AT_START),
     response: (data) => ({ id: data.startCall.id, trace_id: data.startCall.traceId }),
   }),
   defineRoute({
@@ -245,6 +290,7 @@ export const tracingRoutes = [
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.end.project_id),
     variables: ({ body }) => ({ input: CallEndInput.fromWire(body.end) }),
+    issueLocation: (loc) => CallEndInput.wireLocation(loc, AT_END),
     response: () => ({}),
   }),
   defineRoute({
@@ -271,6 +317,13 @@ export const tracingRoutes = [
           : { end: CallEndInput.fromWire((item.req as CallEndBody).end) },
       ),
     }),
+    // `items.<i>.start.startedAt` → `body.batch.<i>.req.start.started_at`.
+    issueLocation: (loc) => {
+      const [arg, index, mode] = loc;
+      if (arg !== 'items' || typeof index !== 'number' || (mode !== 'start' && mode !== 'end')) return loc;
+      const input = mode === 'start' ? CallStartInput : CallEndInput;
+      return input.wireLocation(loc, { arg: ['items', index, mode], wire: ['body', 'batch', index, 'req', mode] });
+    },
     response: (data) => ({ res: data.upsertCalls.map((r: any) => (r.id ? { id: r.id, trace_id: r.traceId } : {})) }),
   }),
   defineRoute({
@@ -283,8 +336,11 @@ export const tracingRoutes = [
     operation: `mutation TraceCallsComplete($entity: String!, $project: String!, $calls: [CompletedCallInput!]!) {
       completeCalls(entity: $entity, project: $project, calls: $calls)
     }`,
-    ...PROJECT_PATH_WRITE,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ ...params, calls: (body as CompletedCallsBody).batch.map((call) => CompletedCallInput.fromWire(call)) }),
+    issueLocation: (loc) =>
+      loc[0] === 'calls' && typeof loc[1] === 'number' ? CompletedCallInput.wireLocation(loc, { arg: ['calls', loc[1]], wire: ['body', 'batch', loc[1]] }) : loc,
     response: () => ({}),
   }),
   defineRoute({
@@ -296,8 +352,10 @@ export const tracingRoutes = [
     operation: `mutation TraceV2CallStart($entity: String!, $project: String!, $input: ProjectCallStartInput!) {
       startProjectCall(entity: $entity, project: $project, input: $input) { id traceId }
     }`,
-    ...PROJECT_PATH_WRITE,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ ...params, input: ProjectCallStartInput.fromWire(body.start) }),
+    issueLocation: (loc) => ProjectCallStartInput.wireLocation(loc, AT_START),
     response: (data) => ({ id: data.startProjectCall.id, trace_id: data.startProjectCall.traceId }),
   }),
   defineRoute({
@@ -309,8 +367,10 @@ export const tracingRoutes = [
     operation: `mutation TraceV2CallEnd($entity: String!, $project: String!, $input: ProjectCallEndInput!) {
       endProjectCall(entity: $entity, project: $project, input: $input)
     }`,
-    ...PROJECT_PATH_WRITE,
+    subgraph: 'tracing',
+    ensureProject: ({ params }) => ({ entity: params.entity, project: params.project }),
     variables: ({ params, body }) => ({ ...params, input: ProjectCallEndInput.fromWire(body.end) }),
+    issueLocation: (loc) => ProjectCallEndInput.wireLocation(loc, AT_END),
     response: () => ({}),
   }),
   defineRoute({
@@ -321,6 +381,7 @@ export const tracingRoutes = [
     schema: { body: CallUpdateBody },
     operation: `mutation TraceCallUpdate($input: CallUpdateInput!) { updateCall(input: $input) }`,
     variables: ({ body }) => ({ input: CallUpdateInput.fromWire(body) }),
+    issueLocation: (loc) => CallUpdateInput.wireLocation(loc, AT_BODY),
     response: () => ({}),
   }),
   defineRoute({
@@ -347,6 +408,7 @@ export const tracingRoutes = [
     schema: { body: CallsQueryBody },
     operation: CALLS_PAGE,
     variables: ({ body }) => callsPageVariables(body, null, MAX_CALLS_PAGE),
+    issueLocation: (loc) => CALLS_ARGUMENTS.wireLocation(loc),
     response: (data, { body }) => ({ calls: (data.project?.calls.nodes ?? []).map((call: Record<string, any>) => toWeaveCall(call, readsSummary(body.columns))) }),
   }),
   defineRoute({
@@ -357,6 +419,7 @@ export const tracingRoutes = [
     schema: { body: CallsQueryBody },
     operation: CALLS_PAGE,
     variables: ({ body }) => callsPageVariables(body, null, 1000),
+    issueLocation: (loc) => CALLS_ARGUMENTS.wireLocation(loc),
     response: () => undefined,
     stream: {
       contentType: 'application/jsonl',
@@ -382,10 +445,15 @@ export const tracingRoutes = [
     path: '/calls/query_stats',
     summary: 'Count the calls a filter and query select',
     schema: { body: CallsQueryStatsBody },
-    operation: `query TraceCallsQueryStats($entity: String!, $project: String!, $filter: CallFilter, $query: JSONObject) {
+    operation: `query TraceCallsQueryStats($entity: String!, $project: String!, $filter: CallFilter, $query: TraceQueryInput) {
       project(entity: $entity, name: $project) { callCount(filter: $filter, query: $query) }
     }`,
-    variables: ({ body }) => ({ ...split(body.project_id), filter: callFilterOf(body.filter), query: body.query ?? null }),
+    variables: ({ body }) => ({
+      ...split(body.project_id),
+      filter: body.filter ? CallFilterInput.fromWire(body.filter) : null,
+      query: typedQuery(body.query, () => compileQueryRequest(callFields, body.query, null)),
+    }),
+    issueLocation: (loc) => CALLS_ARGUMENTS.wireLocation(loc),
     response: (data, { body }) => {
       const count = data.project?.callCount ?? 0;
       return { count: body.limit === undefined || body.limit === null ? count : Math.min(count, body.limit) };
@@ -397,12 +465,13 @@ export const tracingRoutes = [
     path: '/obj/create',
     summary: 'Create an object version (content-addressed)',
     schema: { body: ObjCreateBody },
-    operation: `mutation TraceObjCreate($body: JSONObject!) {
-      createTraceObject(body: $body) { digest objectId }
+    operation: `mutation TraceObjCreate($input: TraceObjectCreateInput!) {
+      createTraceObject(input: $input) { digest objectId }
     }`,
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.obj.project_id),
-    variables: ({ body }) => ({ body }),
+    variables: ({ body }) => ({ input: TraceObjectCreateInput.fromWire(body.obj) }),
+    issueLocation: (loc) => TraceObjectCreateInput.wireLocation(loc, AT_OBJECT),
     response: (data) => ({ digest: data.createTraceObject.digest, object_id: data.createTraceObject.objectId }),
   }),
   defineRoute({
@@ -427,27 +496,25 @@ export const tracingRoutes = [
     path: '/objs/query',
     summary: 'Query objects',
     schema: { body: ObjQueryBody },
-    operation: `query TraceObjsQuery($entity: String!, $project: String!, $objectIds: [String!], $latestOnly: Boolean, $classes: [String!], $isOp: Boolean,
-      $limit: Int, $offset: Int, $sortBy: [ObjectSortInput!], $withVal: Boolean!) {
+    operation: `query TraceObjsQuery($entity: String!, $project: String!, $filter: TraceObjectFilter, $first: Int, $after: String,
+      $sortBy: [ObjectSortInput!], $withVal: Boolean!) {
       project(entity: $entity, name: $project) {
-        traceObjects(objectIds: $objectIds, latestOnly: $latestOnly, baseObjectClasses: $classes, isOp: $isOp, limit: $limit, offset: $offset, sortBy: $sortBy) {
-          ${OBJECT_FIELDS.replace(' val ', ' val @include(if: $withVal) ')}
+        traceObjects(filter: $filter, first: $first, after: $after, sortBy: $sortBy) {
+          nodes { ${OBJECT_FIELDS.replace(' val ', ' val @include(if: $withVal) ')} }
         }
       }
     }`,
     variables: ({ body }) => ({
       ...split(body.project_id),
-      objectIds: body.filter?.object_ids ?? null,
-      latestOnly: body.filter?.latest_only ?? null,
-      classes: body.filter?.base_object_classes ?? null,
-      isOp: body.filter?.is_op ?? null,
-      limit: body.limit ?? MAX_CALLS_PAGE,
-      offset: body.offset ?? 0,
-      sortBy: body.sort_by ?? null,
+      filter: body.filter ? TraceObjectFilterInput.fromWire(body.filter) : null,
+      first: pageOf(body.limit, MAX_CALLS_PAGE),
+      after: offsetCursor(body.offset),
+      sortBy: sortKeys(body.sort_by, ObjectSortInput),
       // metadata_only: the objects without their (possibly large) values, which are answered as {}.
       withVal: body.metadata_only !== true,
     }),
-    response: (data) => ({ objs: (data.project?.traceObjects ?? []).map((obj: Record<string, any>) => toWeaveObject({ val: {}, ...obj })) }),
+    issueLocation: (loc) => OBJECTS_ARGUMENTS.wireLocation(loc),
+    response: (data) => ({ objs: (data.project?.traceObjects.nodes ?? []).map((obj: Record<string, any>) => toWeaveObject({ val: {}, ...obj })) }),
   }),
   defineRoute({
     family: 'tracing',
@@ -456,12 +523,13 @@ export const tracingRoutes = [
     summary: 'Create a table (rows content-addressed)',
     bodyLimit: BATCH_BODY_LIMIT,
     schema: { body: TableCreateBody },
-    operation: `mutation TraceTableCreate($body: JSONObject!) {
-      createTraceTable(body: $body) { digest rowDigests }
+    operation: `mutation TraceTableCreate($input: TraceTableCreateInput!) {
+      createTraceTable(input: $input) { digest rowDigests }
     }`,
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.table.project_id),
-    variables: ({ body }) => ({ body }),
+    variables: ({ body }) => ({ input: TraceTableCreateInput.fromWire(body.table) }),
+    issueLocation: (loc) => TraceTableCreateInput.wireLocation(loc, AT_TABLE),
     response: (data) => ({ digest: data.createTraceTable.digest, row_digests: data.createTraceTable.rowDigests }),
   }),
   defineRoute({
@@ -470,18 +538,20 @@ export const tracingRoutes = [
     path: '/table/query',
     summary: 'Rows of a table',
     schema: { body: TableQueryBody },
-    operation: `query TraceTableQuery($entity: String!, $project: String!, $digest: String!, $rowDigests: [String!], $limit: Int, $offset: Int) {
-      project(entity: $entity, name: $project) { traceTableRows(digest: $digest, rowDigests: $rowDigests, limit: $limit, offset: $offset) { digest val originalIndex } }
+    operation: `query TraceTableQuery($entity: String!, $project: String!, $digest: String!, $filter: TraceTableRowFilter, $first: Int, $after: String) {
+      project(entity: $entity, name: $project) {
+        traceTableRows(digest: $digest, filter: $filter, first: $first, after: $after) { nodes { digest val originalIndex } }
+      }
     }`,
     variables: ({ body }) => ({
       ...split(body.project_id),
       digest: body.digest,
-      rowDigests: body.filter?.row_digests ?? null,
-      limit: body.limit ?? MAX_CALLS_PAGE,
-      offset: body.offset ?? 0,
+      filter: body.filter ? TraceTableRowFilterInput.fromWire(body.filter) : null,
+      first: pageOf(body.limit, MAX_CALLS_PAGE),
+      after: offsetCursor(body.offset),
     }),
     response: (data, { body }) => ({
-      rows: requireProject<{ traceTableRows: any[] }>(data as never, body.project_id).traceTableRows.map((row) => ({
+      rows: requireProject<{ traceTableRows: { nodes: any[] } }>(data as never, body.project_id).traceTableRows.nodes.map((row) => ({
         digest: row.digest,
         val: row.val,
         original_index: row.originalIndex,
@@ -495,14 +565,16 @@ export const tracingRoutes = [
     summary: 'Store a file (multipart: project_id field, file part)',
     multipart: { maxFileBytes: MAX_FILE_BYTES },
     schema: { body: Type.Object({ project_id: ProjectId, file: Type.Any() }, { additionalProperties: true }) },
-    operation: `mutation TraceFileCreate($projectId: String!, $content: String!) {
-      createTraceFile(projectId: $projectId, contentBase64: $content)
+    operation: `mutation TraceFileCreate($input: TraceFileCreateInput!) {
+      createTraceFile(input: $input)
     }`,
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.project_id),
     variables: ({ body }) => ({
-      projectId: body.project_id,
-      content: Buffer.isBuffer(body.file) ? body.file.toString('base64') : Buffer.from(String(body.file)).toString('base64'),
+      input: TraceFileCreateInput.fromWire({
+        project_id: body.project_id,
+        content_base64: Buffer.isBuffer(body.file) ? body.file.toString('base64') : Buffer.from(String(body.file)).toString('base64'),
+      }),
     }),
     response: (data) => ({ digest: data.createTraceFile }),
   }),
@@ -525,12 +597,13 @@ export const tracingRoutes = [
     path: '/feedback/create',
     summary: 'Create feedback on a call or object',
     schema: { body: FeedbackCreateBody },
-    operation: `mutation TraceFeedbackCreate($body: JSONObject!) {
-      createFeedback(body: $body) { id createdAt wbUserId payload }
+    operation: `mutation TraceFeedbackCreate($input: FeedbackCreateInput!) {
+      createFeedback(input: $input) { id createdAt wbUserId payload }
     }`,
     subgraph: 'tracing',
     ensureProject: ({ body }) => split(body.project_id),
-    variables: ({ body }) => ({ body }),
+    variables: ({ body }) => ({ input: FeedbackCreateInput.fromWire(body) }),
+    issueLocation: (loc) => FeedbackCreateInput.wireLocation(loc, AT_BODY),
     response: (data) => ({
       id: data.createFeedback.id,
       created_at: data.createFeedback.createdAt,
@@ -544,18 +617,19 @@ export const tracingRoutes = [
     path: '/feedback/query',
     summary: 'List feedback: `query` selects, `sort_by` orders (then oldest first)',
     schema: { body: FeedbackQueryBody },
-    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $limit: Int, $offset: Int, $query: JSONObject, $sortBy: [FeedbackSortInput!]) {
-      project(entity: $entity, name: $project) { feedback(limit: $limit, offset: $offset, query: $query, sortBy: $sortBy) { ${FEEDBACK_FIELDS} } }
+    operation: `query TraceFeedbackQuery($entity: String!, $project: String!, $first: Int, $after: String, $query: TraceQueryInput, $sortBy: [FeedbackSortInput!]) {
+      project(entity: $entity, name: $project) { feedback(first: $first, after: $after, query: $query, sortBy: $sortBy) { nodes { ${FEEDBACK_FIELDS} } } }
     }`,
     variables: ({ body }) => ({
       ...split(body.project_id),
-      limit: body.limit ?? 1000,
-      offset: body.offset ?? 0,
-      query: body.query ?? null,
-      sortBy: body.sort_by ?? null,
+      first: pageOf(body.limit, 1000),
+      after: offsetCursor(body.offset),
+      query: typedQuery(body.query, () => compileQueryRequest(feedbackFields, body.query, body.sort_by)),
+      sortBy: sortKeys(body.sort_by, FeedbackSortInput),
     }),
+    issueLocation: (loc) => FEEDBACK_ARGUMENTS.wireLocation(loc),
     response: (data, { body }) => {
-      const records = (data.project?.feedback ?? []).map(toWeaveFeedback);
+      const records = (data.project?.feedback.nodes ?? []).map(toWeaveFeedback);
       return { result: body.fields ? records.map((record: Record<string, unknown>) => selectFields(record, body.fields!)) : records };
     },
   }),
@@ -568,33 +642,19 @@ export const tracingRoutes = [
     // Large answers (a month of hourly buckets): run on the tracing subgraph, no gateway for a known project.
     subgraph: 'tracing',
     readsProject: ({ body }) => split(body.project_id),
-    operation: `query TraceFeedbackAggregate($entity: String!, $project: String!, $afterMs: Float!, $beforeMs: Float!, $bucket: Float,
-      $feedbackTypes: [String!], $tags: [String!], $ratingMin: Float, $ratingMax: Float, $monitorIds: [String!], $scorerIds: [String!],
-      $spanAgentNames: [String!], $spanTypes: [String!], $groupBy: [String!]) {
+    operation: `query TraceFeedbackAggregate($entity: String!, $project: String!, $input: FeedbackAggregateInput!) {
       project(entity: $entity, name: $project) {
-        feedbackAggregate(afterMs: $afterMs, beforeMs: $beforeMs, timeBucketSeconds: $bucket, feedbackTypes: $feedbackTypes, tags: $tags,
-          ratingMin: $ratingMin, ratingMax: $ratingMax, monitorIds: $monitorIds, scorerIds: $scorerIds, spanAgentNames: $spanAgentNames,
-          spanTypes: $spanTypes, groupBy: $groupBy) {
+        feedbackAggregate(input: $input) {
           afterMs beforeMs timeBucketSeconds
           bucketColumns { timeBucketStartMs group totalCount scoredCount tagCounts ratingCounts ratingSums }
         }
       }
     }`,
-    variables: ({ body }) => ({
-      ...split(body.project_id),
-      afterMs: body.after_ms,
-      beforeMs: body.before_ms,
-      bucket: body.time_bucket_seconds ?? null,
-      feedbackTypes: body.feedback_types ?? null,
-      tags: body.tags ?? null,
-      ratingMin: body.rating_min ?? null,
-      ratingMax: body.rating_max ?? null,
-      monitorIds: body.monitor_ids ?? null,
-      scorerIds: body.scorer_ids ?? null,
-      spanAgentNames: body.span_agent_names ?? null,
-      spanTypes: body.span_types ?? null,
-      groupBy: body.group_by ?? null,
-    }),
+    variables: ({ body }) => {
+      const { project_id, ...request } = body;
+      return { ...split(project_id), input: FeedbackAggregateInput.fromWire(request) };
+    },
+    issueLocation: (loc) => FeedbackAggregateInput.wireLocation(loc, AT_BODY),
     response: (data, { body }) => {
       const result = requireProject<{ feedbackAggregate: any }>(data as never, body.project_id).feedbackAggregate;
       const columns = result.bucketColumns;
@@ -621,10 +681,10 @@ export const tracingRoutes = [
     path: '/v2/:entity/:project/scores',
     summary: 'Record a score for a prediction',
     schema: { params: ProjectPath, body: ScoreCreateBody, response: Type.Object({ score_id: Type.String() }) },
-    operation: `mutation TraceScoreCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      createScore(entity: $entity, project: $project, body: $body)
+    operation: `mutation TraceScoreCreate($entity: String!, $project: String!, $input: ScoreCreateInput!) {
+      createScore(entity: $entity, project: $project, input: $input)
     }`,
-    ...PROJECT_PATH_WRITE,
+    ...projectPathWrite(ScoreCreateInput),
     response: (data) => ({ score_id: data.createScore }),
   }),
   defineRoute({
@@ -633,10 +693,10 @@ export const tracingRoutes = [
     path: '/v2/:entity/:project/predictions',
     summary: 'Record a prediction (a model call that scores point at)',
     schema: { params: ProjectPath, body: PredictionCreateBody },
-    operation: `mutation TracePredictionCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      createPrediction(entity: $entity, project: $project, body: $body)
+    operation: `mutation TracePredictionCreate($entity: String!, $project: String!, $input: PredictionCreateInput!) {
+      createPrediction(entity: $entity, project: $project, input: $input)
     }`,
-    ...PROJECT_PATH_WRITE,
+    ...projectPathWrite(PredictionCreateInput),
     response: (data) => ({ prediction_id: data.createPrediction }),
   }),
   defineRoute({
@@ -669,10 +729,10 @@ export const tracingRoutes = [
     path: '/v2/:entity/:project/evaluation_runs',
     summary: 'Start an evaluation run',
     schema: { params: ProjectPath, body: EvaluationRunCreateBody },
-    operation: `mutation TraceEvaluationRunCreate($entity: String!, $project: String!, $body: JSONObject!) {
-      createEvaluationRun(entity: $entity, project: $project, body: $body)
+    operation: `mutation TraceEvaluationRunCreate($entity: String!, $project: String!, $input: EvaluationRunCreateInput!) {
+      createEvaluationRun(entity: $entity, project: $project, input: $input)
     }`,
-    ...PROJECT_PATH_WRITE,
+    ...projectPathWrite(EvaluationRunCreateInput),
     response: (data) => ({ evaluation_run_id: data.createEvaluationRun }),
   }),
   defineRoute({
@@ -706,10 +766,16 @@ export const tracingRoutes = [
     path: '/v2/:entity/:project/evaluation_runs/:id/finish',
     summary: 'Finish an evaluation run',
     schema: { params: Type.Object({ entity: Type.String(), project: Type.String(), id: Type.String() }), body: Type.Optional(EvaluationRunFinishBody) },
-    operation: `mutation TraceEvaluationRunFinish($entity: String!, $project: String!, $id: String!, $body: JSONObject) {
-      finishEvaluationRun(entity: $entity, project: $project, id: $id, body: $body)
+    operation: `mutation TraceEvaluationRunFinish($entity: String!, $project: String!, $id: String!, $input: EvaluationRunFinishInput) {
+      finishEvaluationRun(entity: $entity, project: $project, id: $id, input: $input)
     }`,
-    variables: ({ params, body }) => ({ entity: params.entity, project: params.project, id: params.id, body: body ?? null }),
+    variables: ({ params, body }) => ({
+      entity: params.entity,
+      project: params.project,
+      id: params.id,
+      input: body ? EvaluationRunFinishInput.fromWire(body) : null,
+    }),
+    issueLocation: (loc) => EvaluationRunFinishInput.wireLocation(loc, AT_BODY),
     response: () => ({ success: true }),
   }),
 ];

@@ -7,7 +7,10 @@ import { validateOrThrow } from '../../validation.js';
 import { typedInput } from '../typed-input.js';
 
 const Sort = Type.Object(
-  { field: Type.String({ description: 'The field' }), direction: Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], graphqlName: 'TestSortDirection' }) },
+  {
+    field: Type.String({ description: 'The field' }),
+    direction: Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], graphqlName: 'TestSortDirection', graphqlValues: { asc: 'Smallest first' } }),
+  },
   { graphqlName: 'TestSortInput', description: 'An order' },
 );
 const Body = Type.Object(
@@ -18,6 +21,7 @@ const Body = Type.Object(
     sort_by: Type.Optional(Type.Array(Sort)),
     inputs: Type.Object({}, { additionalProperties: true, description: 'Free-form' }),
     output: Type.Optional(Type.Unknown({ description: 'Anything' })),
+    value: Type.Unknown({ description: 'Required, but null is one of its values' }),
   },
   { graphqlName: 'TestBodyInput', description: 'A request', graphqlExtra: 'extraBody', additionalProperties: true },
 );
@@ -42,14 +46,17 @@ describe('typed inputs generated from a request schema', () => {
     expect(printed).toContain('sortBy: [TestSortInput!]');
     expect(printed).toContain('inputs: JSONObject!');
     expect(printed).toContain('output: JSON');
+    // A required Type.Unknown() admits null on the wire, so its field cannot be JSON! (a REST body's null would fail).
+    expect(printed).toMatch(/value: JSON\n/);
     expect(printed).toContain('extraBody: JSONObject');
     expect(printType(schema.getType('TestSortDirection')!)).toContain('ASC');
+    expect(printType(schema.getType('TestSortDirection')!)).toContain('"""Smallest first"""\n  ASC');
   });
 
   it('maps wire bodies onto GraphQL values and back, keeping free-form data and undeclared keys as they are', () => {
-    const wire = { project_id: 'a/b', sort_by: [{ field: 'x', direction: 'desc' as const }], inputs: { some_key: { nested_key: 1 } }, top_k: 5 };
+    const wire = { project_id: 'a/b', sort_by: [{ field: 'x', direction: 'desc' as const }], inputs: { some_key: { nested_key: 1 } }, value: 'v', top_k: 5 };
     const graphql = BodyInput.fromWire(wire);
-    expect(graphql).toEqual({ projectId: 'a/b', sortBy: [{ field: 'x', direction: 'DESC' }], inputs: { some_key: { nested_key: 1 } }, extraBody: { top_k: 5 } });
+    expect(graphql).toEqual({ projectId: 'a/b', sortBy: [{ field: 'x', direction: 'DESC' }], inputs: { some_key: { nested_key: 1 } }, value: 'v', extraBody: { top_k: 5 } });
     expect(BodyInput.toWire(graphql)).toEqual(wire);
   });
 
@@ -64,6 +71,16 @@ describe('typed inputs generated from a request schema', () => {
         ['input', 'maxTokens'],
       ]),
     );
+  });
+
+  it('maps GraphQL paths back to wire locations (for REST routes), the inverse of locate', () => {
+    const at = { arg: 'input', wire: ['body'] };
+    for (const wire of [['body', 'project_id'], ['body', 'sort_by', 2, 'direction'], ['body', 'max_tokens'], ['body', 'top_k']]) {
+      const graphql = BodyInput.locate(wire, at);
+      expect(BodyInput.wireLocation(graphql, at)).toEqual(wire);
+    }
+    expect(BodyInput.wireLocation(['input', 'sortBy', 0, 'field'], at)).toEqual(['body', 'sort_by', 0, 'field']);
+    expect(BodyInput.wireLocation(['other', 'x'], at)).toEqual(['other', 'x']);
   });
 
   it('refuses two different schemas under one GraphQL name', () => {

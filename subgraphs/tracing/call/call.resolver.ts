@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Mutation, Resolver, Root } from 'type-graphql';
+import { offsetAfter, pageSize, pagingDescriptions, toOffsetConnection } from '../../../platform/graphql/connection.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { ValidationFailedError, type ValidationIssue } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
@@ -9,6 +10,8 @@ import { callRef } from '../refs.js';
 import type { TracingServices } from '../services.js';
 import { projectWriterOf, writerOf } from '../writer.js';
 import {
+  AT_END,
+  AT_START,
   CallBatchItemInput,
   CallEndInput,
   CallStartInput,
@@ -17,8 +20,8 @@ import {
   ProjectCallEndInput,
   ProjectCallStartInput,
 } from './call.inputs.js';
-import { CallBatchBody, CallUpdateBody, CompletedCallsBody } from './call.schemas.js';
-import { Call, CallStartResult, CallUpsertResult, toCall } from './call.type.js';
+import { CallBatchBody, CallUpdateBody, CompletedCallsBody, MAX_CALLS_PAGE } from './call.schemas.js';
+import { Call, CallConnection, CallStartResult, CallUpsertResult, toCall } from './call.type.js';
 
 interface CallFeedbackKey {
   projectId: string;
@@ -28,9 +31,9 @@ const feedbackLoaders = new WeakMap<GraphQLContext, DataLoader<CallFeedbackKey, 
 /** Feedback rows read for one batch of calls (a page of calls is at most 10,000). */
 const MAX_FEEDBACK_PER_BATCH = 100_000;
 
-/** Where the wire request carries a start or an end (`{start: {...}}`, `{end: {...}}`). */
-const AT_START = { arg: 'input', wire: ['body', 'start'] };
-const AT_END = { arg: 'input', wire: ['body', 'end'] };
+/** An evaluation run may have thousands of predictions and scores as children; a page is at most a calls page. */
+const CHILD_PAGES = { default: 100, max: MAX_CALLS_PAGE };
+const CHILD_PAGING = pagingDescriptions(CHILD_PAGES, 'child call');
 
 /** A GraphQL batch item (`{start}` or `{end}`) in Weave's wire shape (`{mode, req: {start}|{end}}`). */
 function callBatchItemToWire(item: { start?: unknown; end?: unknown }, index: number): { mode: 'start' | 'end'; req: Record<string, unknown> } {
@@ -162,21 +165,31 @@ export class CallResolver {
   }
 
   // Links. A Call is only ever reached through a Project field, which has checked membership already.
-  @FieldResolver(() => Call, { nullable: true })
+  @FieldResolver(() => Call, { nullable: true, description: 'The call this one was made from; null for a trace root (or a parent not stored)' })
   async parent(@Root() call: Call): Promise<Call | null> {
     if (!call.parentId) return null;
     const row = await this.services.calls.read(call.projectId, call.parentId);
     return row ? toCall(row) : null;
   }
 
-  @FieldResolver(() => [Call])
-  async children(@Root() call: Call): Promise<Call[]> {
-    const rows = await this.services.calls.query(call.projectId, { parentIds: [call.id] }, [{ field: 'started_at', direction: 'asc' }], 10_000, 0);
-    return rows.map(toCall);
+  @FieldResolver(() => CallConnection, { description: 'The calls made from this one, earliest start first' })
+  async children(
+    @Root() call: Call,
+    @Arg('first', () => Int, { nullable: true, description: CHILD_PAGING.first }) first: number | null,
+    @Arg('after', () => String, { nullable: true, description: CHILD_PAGING.after }) after: string | null,
+  ): Promise<CallConnection> {
+    const size = pageSize(first, CHILD_PAGES);
+    const offset = offsetAfter(after);
+    const rows = await this.services.calls.query(call.projectId, { parentIds: [call.id] }, [{ field: 'started_at', direction: 'asc' }], size + 1, offset);
+    return toOffsetConnection(rows, size, offset, { after, toNode: toCall });
   }
 
-  /** Batched per request: a page of calls asking for their feedback is one query per project, not one per call. */
-  @FieldResolver(() => [Feedback], { description: 'Feedback on this call, oldest first' })
+  /**
+   * A plain list, not a connection: a call's feedback is small by nature (one record per reaction, note, annotation
+   * or score), Weave's include_feedback wants all of it, and a page of calls loads it in one batched query per
+   * project, which per-call paging would turn into one query per call.
+   */
+  @FieldResolver(() => [Feedback], { description: 'Feedback on this call (all of it), oldest first' })
   async feedback(@Root() call: Call, @Ctx() context: GraphQLContext): Promise<Feedback[]> {
     const rows = await this.feedbackLoader(context).load({ projectId: call.projectId, ref: callRef(call.projectId, call.id) });
     return rows.map(toFeedback);

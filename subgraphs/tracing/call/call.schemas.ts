@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { OptionalQuery, OptionalSortBy } from '../query/query.schemas.js';
+import { OptionalQuery, sortBySchema } from '../query/query.schemas.js';
 import { INT4_MAX, INT4_MIN } from '../../../platform/validation.js';
 import { FreeObject, IsoDateTime, Nullable, OptionalNullable, ProjectId } from '../schema-helpers.js';
 
@@ -79,11 +79,11 @@ export type CallBatchBody = Static<typeof CallBatchBody>;
 export const CompletedCallSchema = Type.Object(
   {
     ...startFields,
-    trace_id: Type.String({ minLength: 1 }),
-    id: Type.String({ minLength: 1 }),
-    ended_at: IsoDateTime,
-    summary: Type.Optional(FreeObject()),
-    exception: OptionalNullable(Type.String()),
+    trace_id: Type.String({ minLength: 1, description: 'The trace the call belongs to' }),
+    id: Type.String({ minLength: 1, description: 'The call id' }),
+    ended_at: { ...IsoDateTime, description: 'When the call ended (ISO 8601; UTC when no offset is given)' },
+    summary: Type.Optional(FreeObject({ description: 'Free-form summary of the call (usage, scores); empty when absent' })),
+    exception: OptionalNullable(Type.String({ description: 'The exception the call raised, if it failed' })),
     output: Type.Optional(Type.Unknown({ description: "The call's output (any JSON value)" })),
   },
   { additionalProperties: true, graphqlName: 'CompletedCallInput', description: 'A call sent once it has ended: its start and end in one' },
@@ -118,27 +118,37 @@ export const CallUpdateBody = Type.Object(
 );
 export type CallUpdateBody = Static<typeof CallUpdateBody>;
 
-const idList = OptionalNullable(Type.Array(Type.String()));
+const idList = (description: string) => OptionalNullable(Type.Array(Type.String(), { description }));
 export const CallsFilterSchema = Type.Object(
   {
-    op_names: idList,
-    input_refs: idList,
-    output_refs: idList,
-    parent_ids: idList,
-    trace_ids: idList,
-    call_ids: idList,
-    thread_ids: idList,
-    turn_ids: idList,
-    trace_roots_only: OptionalNullable(Type.Boolean()),
-    wb_user_ids: idList,
-    wb_run_ids: idList,
+    op_names: idList('Exact op names, or `<op ref without version>:*` for every version of an op'),
+    input_refs: idList('Calls whose inputs contain one of these refs (a string value at any depth)'),
+    output_refs: idList('Calls whose output contains one of these refs (a string value at any depth)'),
+    parent_ids: idList('Calls made from one of these calls'),
+    trace_ids: idList('Calls of one of these traces'),
+    call_ids: idList('These calls'),
+    thread_ids: idList('Calls of one of these conversation threads'),
+    turn_ids: idList('Calls of one of these turns'),
+    trace_roots_only: OptionalNullable(Type.Boolean({ description: 'Only calls without a parent (trace roots)' })),
+    wb_user_ids: idList('Calls made for one of these users'),
+    wb_run_ids: idList('Calls of one of these runs'),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    graphqlName: 'CallFilter',
+    description: 'Which calls to read: every given field must hold; each list is "any of", and an absent or empty list does not filter',
+  },
 );
 export type CallsFilter = Static<typeof CallsFilterSchema>;
 
 /** Largest page of Project.calls and of /calls/query. */
 export const MAX_CALLS_PAGE = 10_000;
+
+export const CallSortBySchema = sortBySchema(
+  'CallSortInput',
+  'One sort key of a list of calls',
+  'A call column, a dotted path into inputs/output/attributes/summary, summary.weave.(status|latency_ms|trace_name) or feedback.[type].payload.<path>',
+);
 
 export const CallsQueryBody = Type.Object(
   {
@@ -146,7 +156,7 @@ export const CallsQueryBody = Type.Object(
     filter: OptionalNullable(CallsFilterSchema),
     limit: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
     offset: OptionalNullable(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
-    sort_by: OptionalSortBy,
+    sort_by: OptionalNullable(CallSortBySchema),
     query: OptionalQuery,
     // Types only here; which names are allowed is checked by parseCallColumns (call-columns.ts), which GraphQL
     // callers reach too.

@@ -160,10 +160,7 @@ export class CallService {
    * expand_columns is in the one 422.
    */
   async search(projectId: string, request: CallsSearch, limit: number, offset: number) {
-    const [compiled, columns] = collectIssues(
-      () => compileQueryRequest(callFields, request.query, request.sortBy),
-      () => parseCallColumns(request.columns, request.expandColumns),
-    );
+    const [compiled, columns] = compileCallsRead(request);
     const order: CallSort[] = compiled.sort.length > 0 ? compiled.sort : [{ field: 'started_at', direction: 'asc' }];
     const selection = { filter: request.filter ?? {}, condition: compiled.condition };
     const rows = await callStore.query(this.db, projectId, selection, order, limit, offset, columns.projection);
@@ -190,6 +187,17 @@ export interface CallsSearch {
   expandColumns?: readonly string[] | null;
   /** Weave's `return_expanded_column_values` (default true): false validates `expandColumns` but expands nothing. */
   returnExpandedColumnValues?: boolean;
+}
+
+/**
+ * The `query`, `sort_by`, `columns` and `expand_columns` of a read of calls, validated as a whole at their places in
+ * the REST body (every problem in the one 422) and compiled.
+ */
+export function compileCallsRead(request: Pick<CallsSearch, 'query' | 'sortBy' | 'columns' | 'expandColumns'>) {
+  return collectIssues(
+    () => compileQueryRequest(callFields, request.query, request.sortBy),
+    () => parseCallColumns(request.columns, request.expandColumns),
+  );
 }
 
 /** Runs each validation; their ValidationFailedErrors become one, so a request hears of all its problems at once. */

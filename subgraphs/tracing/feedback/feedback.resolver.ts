@@ -1,16 +1,21 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { TracingServices } from '../services.js';
 import { writerOf } from '../writer.js';
+import { FeedbackCreateInput } from './feedback.inputs.js';
 import { Feedback, toFeedback } from './feedback.type.js';
 
 @Resolver(() => Feedback)
 export class FeedbackResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @Mutation(() => Feedback, { description: 'POST /feedback/create' })
-  async createFeedback(@Arg('body', () => JSONObjectScalar) body: Record<string, unknown>, @Ctx() context: GraphQLContext): Promise<Feedback> {
-    return toFeedback(await this.services.feedback.create(writerOf(context), body));
+  @Mutation(() => Feedback, {
+    description: 'Records feedback (a reaction, note, annotation or score) on a call or object of a project. Also at POST /traces/feedback/create.',
+  })
+  async createFeedback(
+    @Arg('input', () => FeedbackCreateInput.type, { description: 'The feedback and what it is on' }) input: unknown,
+    @Ctx() context: GraphQLContext,
+  ): Promise<Feedback> {
+    return toFeedback(await FeedbackCreateInput.handle(input, { arg: 'input', wire: ['body'] }, (body) => this.services.feedback.create(writerOf(context), body)));
   }
 }

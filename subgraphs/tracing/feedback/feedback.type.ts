@@ -1,28 +1,34 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { connectionTypes, type Connection } from '../../../platform/graphql/connection.js';
 import { BigIntScalar, JSONObjectScalar, JSONScalar } from '../../../platform/graphql/scalars.js';
 import type { FeedbackRow } from './feedback.store.js';
 import type { FeedbackAggregate as FeedbackAggregateResult } from './feedback.service.js';
 
 @ObjectType({ description: 'Feedback on a call or object (scores, reactions, annotations)' })
 export class Feedback {
-  @Field(() => String) id!: string;
-  @Field(() => String) projectId!: string;
-  @Field(() => String) weaveRef!: string;
-  @Field(() => String) feedbackType!: string;
-  @Field(() => JSONScalar) payload!: unknown;
-  @Field(() => String, { nullable: true }) creator!: string | null;
-  @Field(() => String, { nullable: true }) runnableRef!: string | null;
-  @Field(() => String, { nullable: true }) callRef!: string | null;
-  @Field(() => String, { nullable: true }) triggerRef!: string | null;
-  @Field(() => String, { nullable: true }) annotationRef!: string | null;
-  @Field(() => String, { nullable: true }) wbUserId!: string | null;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => [String]) scorerTags!: string[];
-  @Field(() => JSONObjectScalar) scorerRatings!: Record<string, number>;
-  @Field(() => String, { nullable: true }) spanAgentName!: string | null;
-  @Field(() => String, { nullable: true }) spanAgentVersion!: string | null;
-  @Field(() => String) spanStatusCode!: string;
+  @Field(() => String, { description: 'The feedback id (UUIDv7)' }) id!: string;
+  @Field(() => String, { description: 'The project, as `<entity>/<project>`' }) projectId!: string;
+  @Field(() => String, { description: 'What the feedback is on: a call or object ref' }) weaveRef!: string;
+  @Field(() => String, { description: 'What kind of feedback (`wandb.reaction.1`, `wandb.note.1`, `wandb.runnable.<Scorer>`, …)' })
+  feedbackType!: string;
+  @Field(() => JSONScalar, { description: 'The feedback itself, free-form' }) payload!: unknown;
+  @Field(() => String, { nullable: true, description: 'Who gave it, as the client named them' }) creator!: string | null;
+  @Field(() => String, { nullable: true, description: 'The scorer (object ref) that produced it' }) runnableRef!: string | null;
+  @Field(() => String, { nullable: true, description: 'The call that produced it (e.g. the scorer call)' }) callRef!: string | null;
+  @Field(() => String, { nullable: true, description: 'The monitor (object ref) that triggered it' }) triggerRef!: string | null;
+  @Field(() => String, { nullable: true, description: 'The annotation spec (object ref) it answers' }) annotationRef!: string | null;
+  @Field(() => String, { nullable: true, description: 'The user who recorded it' }) wbUserId!: string | null;
+  @Field(() => Date, { description: 'When it was recorded' }) createdAt!: Date;
+  @Field(() => [String], { description: 'Tags the scorer assigned' }) scorerTags!: string[];
+  @Field(() => JSONObjectScalar, { description: 'Ratings by name (numbers)' }) scorerRatings!: Record<string, number>;
+  @Field(() => String, { nullable: true, description: 'The agent of the span the feedback is on' }) spanAgentName!: string | null;
+  @Field(() => String, { nullable: true, description: "That agent's version" }) spanAgentVersion!: string | null;
+  @Field(() => String, { description: 'The OpenTelemetry status of that span (UNSET unless given)' }) spanStatusCode!: string;
 }
+
+/** A page of a project's feedback (Relay connection). */
+export const FeedbackConnection = connectionTypes(Feedback, 'Feedback', 'feedback record');
+export type FeedbackConnection = Connection<Feedback>;
 
 export function toFeedback(row: FeedbackRow): Feedback {
   return Object.assign(new Feedback(), {
@@ -52,11 +58,12 @@ export class FeedbackBucket {
   @Field(() => BigIntScalar, { nullable: true, description: 'Bucket start, epoch ms UTC; null when unbucketed' })
   timeBucketStartMs!: number | null;
   @Field(() => JSONObjectScalar, { description: 'group_by dimension → value' }) group!: Record<string, string>;
-  @Field(() => Int) totalCount!: number;
+  @Field(() => Int, { description: 'Feedback records in the bucket and group' }) totalCount!: number;
   @Field(() => Int, { description: 'Rows with at least one tag or rating' }) scoredCount!: number;
-  @Field(() => JSONObjectScalar) tagCounts!: Record<string, number>;
-  @Field(() => JSONObjectScalar) ratingCounts!: Record<string, number>;
-  @Field(() => JSONObjectScalar) ratingSums!: Record<string, number>;
+  @Field(() => JSONObjectScalar, { description: 'tag → how often it occurs' }) tagCounts!: Record<string, number>;
+  @Field(() => JSONObjectScalar, { description: 'rating name → how many records carry it' }) ratingCounts!: Record<string, number>;
+  @Field(() => JSONObjectScalar, { description: 'rating name → the sum of its values (divide by ratingCounts for the mean)' })
+  ratingSums!: Record<string, number>;
 }
 
 /**
@@ -72,19 +79,22 @@ export class FeedbackBucketColumns {
   @Field(() => [BigIntScalar], { nullable: 'items', description: 'Bucket starts, epoch ms UTC; null entries when unbucketed' })
   timeBucketStartMs!: (number | null)[];
   @Field(() => [JSONObjectScalar], { description: 'group_by dimension → value' }) group!: Record<string, string>[];
-  @Field(() => [Int]) totalCount!: number[];
+  @Field(() => [Int], { description: 'Feedback records per bucket' }) totalCount!: number[];
   @Field(() => [Int], { description: 'Rows with at least one tag or rating' }) scoredCount!: number[];
-  @Field(() => [JSONObjectScalar]) tagCounts!: Record<string, number>[];
-  @Field(() => [JSONObjectScalar]) ratingCounts!: Record<string, number>[];
-  @Field(() => [JSONObjectScalar]) ratingSums!: Record<string, number>[];
+  @Field(() => [JSONObjectScalar], { description: 'tag → how often it occurs, per bucket' }) tagCounts!: Record<string, number>[];
+  @Field(() => [JSONObjectScalar], { description: 'rating name → how many records carry it, per bucket' }) ratingCounts!: Record<string, number>[];
+  @Field(() => [JSONObjectScalar], { description: 'rating name → the sum of its values, per bucket' }) ratingSums!: Record<string, number>[];
 }
 
 @ObjectType({ description: 'A sparse time series of scorer feedback; empty buckets are omitted' })
 export class FeedbackAggregate {
-  @Field(() => BigIntScalar) afterMs!: number;
-  @Field(() => BigIntScalar) beforeMs!: number;
-  @Field(() => Int, { nullable: true }) timeBucketSeconds!: number | null;
-  @Field(() => [FeedbackBucket]) buckets!: FeedbackBucket[];
+  @Field(() => BigIntScalar, { description: 'Start of the window (inclusive), epoch ms UTC, as asked' }) afterMs!: number;
+  @Field(() => BigIntScalar, { description: 'End of the window (exclusive), epoch ms UTC, as asked' }) beforeMs!: number;
+  @Field(() => Int, { nullable: true, description: 'Bucket size in seconds; null when the window is one bucket' }) timeBucketSeconds!: number | null;
+  @Field(() => [FeedbackBucket], {
+    description: 'The non-empty buckets by start, then group (bounded by the bucket cap and the groups, so a plain list)',
+  })
+  buckets!: FeedbackBucket[];
   @Field(() => FeedbackBucketColumns, { description: 'The buckets as one list per field (cheaper for long series)' })
   bucketColumns!: FeedbackBucketColumns;
 }

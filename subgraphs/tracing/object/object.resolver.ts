@@ -1,11 +1,11 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { BadRequestError, TrellisError } from '../../../platform/errors.js';
+import { TrellisError } from '../../../platform/errors.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import { validateOrThrow } from '../../../platform/validation.js';
-import { ProjectId } from '../schema-helpers.js';
 import type { TracingServices } from '../services.js';
 import { writerOf } from '../writer.js';
+import { AT_OBJECT, AT_TABLE, TraceFileCreateInput, TraceObjectCreateInput, TraceTableCreateInput } from './object.inputs.js';
+import { FileCreateSchema } from './object.schemas.js';
 import { MAX_FILE_BYTES } from './object.service.js';
 import { ObjectCreateResult, TableCreateResult, TraceObject } from './object.type.js';
 
@@ -13,28 +13,42 @@ import { ObjectCreateResult, TableCreateResult, TraceObject } from './object.typ
 export class ObjectResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @Mutation(() => ObjectCreateResult, { description: 'POST /obj/create: body {obj:{project_id, object_id, val}}' })
-  async createTraceObject(@Arg('body', () => JSONObjectScalar) body: Record<string, unknown>, @Ctx() context: GraphQLContext): Promise<ObjectCreateResult> {
-    const { digest, object_id } = await this.services.objects.createObject(writerOf(context), body);
+  @Mutation(() => ObjectCreateResult, {
+    description:
+      'Stores a version of a named object (an op, a dataset, a model, …), addressed by the digest of its value: storing the same value ' +
+      'again answers the same digest and adds no version. Also at POST /traces/obj/create.',
+  })
+  async createTraceObject(
+    @Arg('input', () => TraceObjectCreateInput.type, { description: 'The object and its value' }) input: unknown,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ObjectCreateResult> {
+    const { digest, object_id } = await TraceObjectCreateInput.handle(input, AT_OBJECT, (obj) => this.services.objects.createObject(writerOf(context), { obj }));
     return { digest, objectId: object_id };
   }
 
-  @Mutation(() => TableCreateResult, { description: 'POST /table/create: body {table:{project_id, rows}}' })
-  async createTraceTable(@Arg('body', () => JSONObjectScalar) body: Record<string, unknown>, @Ctx() context: GraphQLContext): Promise<TableCreateResult> {
-    const { digest, row_digests } = await this.services.objects.createTable(writerOf(context), body);
+  @Mutation(() => TableCreateResult, {
+    description: 'Stores a table (rows in order, each addressed by its digest); the table is addressed by the digest of its row digests. Also at POST /traces/table/create.',
+  })
+  async createTraceTable(
+    @Arg('input', () => TraceTableCreateInput.type, { description: 'The table and its rows' }) input: unknown,
+    @Ctx() context: GraphQLContext,
+  ): Promise<TableCreateResult> {
+    const { digest, row_digests } = await TraceTableCreateInput.handle(input, AT_TABLE, (table) => this.services.objects.createTable(writerOf(context), { table }));
     return { digest, rowDigests: row_digests };
   }
 
-  @Mutation(() => String, { description: 'POST /file/create (multipart): stores the bytes, returns their digest' })
+  @Mutation(() => String, {
+    description: `Stores a file (at most ${MAX_FILE_BYTES / 1024 / 1024} MiB) and answers its digest, by which objects refer to it. Also at POST /traces/file/create (multipart).`,
+  })
   async createTraceFile(
-    @Arg('projectId', () => String) projectId: string,
-    @Arg('contentBase64', () => String, { description: 'The file bytes, base64' }) contentBase64: string,
+    @Arg('input', () => TraceFileCreateInput.type, { description: 'The project and the bytes' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
-    validateOrThrow(ProjectId, projectId, 'project_id');
-    const content = Buffer.from(contentBase64, 'base64');
-    if (content.length > MAX_FILE_BYTES) throw new TrellisError(413, 'PAYLOAD_TOO_LARGE', `Files are limited to ${MAX_FILE_BYTES} bytes`);
-    if (content.length === 0 && contentBase64.length > 0) throw new BadRequestError('contentBase64 is not valid base64');
-    return this.services.objects.createFile(writerOf(context), projectId, content);
+    return TraceFileCreateInput.handle(input, { arg: 'input', wire: ['body'] }, async (wire) => {
+      const request = validateOrThrow(FileCreateSchema, wire, 'body');
+      const content = Buffer.from(request.content_base64, 'base64');
+      if (content.length > MAX_FILE_BYTES) throw new TrellisError(413, 'PAYLOAD_TOO_LARGE', `Files are limited to ${MAX_FILE_BYTES} bytes`);
+      return this.services.objects.createFile(writerOf(context), request.project_id, content);
+    });
   }
 }

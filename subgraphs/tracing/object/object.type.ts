@@ -1,19 +1,22 @@
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { connectionTypes, type Connection } from '../../../platform/graphql/connection.js';
 import { JSONScalar } from '../../../platform/graphql/scalars.js';
 import type { ObjectRow } from './object.store.js';
 
 @ObjectType({ description: 'A version of a named object (ops, scorers, datasets…), addressed by content digest' })
 export class TraceObject {
-  @Field(() => String) projectId!: string;
-  @Field(() => String) objectId!: string;
-  @Field(() => String) digest!: string;
-  @Field(() => Int) versionIndex!: number;
-  @Field(() => Boolean) isLatest!: boolean;
+  @Field(() => String, { description: 'The project, as `<entity>/<project>`' }) projectId!: string;
+  @Field(() => String, { description: 'The object name' }) objectId!: string;
+  @Field(() => String, { description: "The digest of this version's value (its address: `weave:///<project>/object/<name>:<digest>`)" })
+  digest!: string;
+  @Field(() => Int, { description: 'The version number, from 0 in the order versions were stored (`v<N>`)' }) versionIndex!: number;
+  @Field(() => Boolean, { description: 'This is the newest version of the object' }) isLatest!: boolean;
   @Field(() => String, { description: 'op | object' }) kind!: string;
-  @Field(() => String, { nullable: true }) baseObjectClass!: string | null;
-  @Field(() => JSONScalar, { nullable: true }) val!: unknown;
-  @Field(() => String, { nullable: true }) wbUserId!: string | null;
-  @Field(() => Date) createdAt!: Date;
+  @Field(() => String, { nullable: true, description: 'Its class (the closest base class the client reported), when known' })
+  baseObjectClass!: string | null;
+  @Field(() => JSONScalar, { nullable: true, description: 'The value, as stored' }) val!: unknown;
+  @Field(() => String, { nullable: true, description: 'The user who published this version' }) wbUserId!: string | null;
+  @Field(() => Date, { description: 'When this version was stored' }) createdAt!: Date;
 }
 
 export function toTraceObject(row: ObjectRow): TraceObject {
@@ -31,27 +34,29 @@ export function toTraceObject(row: ObjectRow): TraceObject {
   });
 }
 
-@ObjectType()
+/** A page of a project's object versions (Relay connection). */
+export const TraceObjectConnection = connectionTypes(TraceObject, 'TraceObject', 'object version');
+export type TraceObjectConnection = Connection<TraceObject>;
+
+@ObjectType({ description: 'An object version that was stored (or already existed with the same value)' })
 export class ObjectCreateResult {
-  @Field(() => String) digest!: string;
-  @Field(() => String) objectId!: string;
+  @Field(() => String, { description: "The digest of the version's value" }) digest!: string;
+  @Field(() => String, { description: 'The object name' }) objectId!: string;
 }
 
-@ObjectType()
+@ObjectType({ description: 'A table that was stored' })
 export class TableCreateResult {
-  @Field(() => String) digest!: string;
-  @Field(() => [String]) rowDigests!: string[];
+  @Field(() => String, { description: "The table's digest (of its row digests, in order)" }) digest!: string;
+  @Field(() => [String], { description: 'The digest of each row, in the order given' }) rowDigests!: string[];
 }
 
-@ObjectType()
+@ObjectType({ description: 'One row of a stored table' })
 export class TraceTableRow {
-  @Field(() => String) digest!: string;
-  @Field(() => JSONScalar, { nullable: true }) val!: unknown;
-  @Field(() => Int) originalIndex!: number;
+  @Field(() => String, { description: "The digest of the row's value" }) digest!: string;
+  @Field(() => JSONScalar, { nullable: true, description: 'The row (a JSON object)' }) val!: unknown;
+  @Field(() => Int, { description: 'Its position in the table, from 0' }) originalIndex!: number;
 }
 
-@InputType({ description: 'One sort key of Project.traceObjects (the sort_by of POST /objs/query)' })
-export class ObjectSortInput {
-  @Field(() => String, { description: 'object_id | created_at' }) field!: string;
-  @Field(() => String, { description: 'asc | desc' }) direction!: string;
-}
+/** A page of a table's rows (Relay connection). */
+export const TraceTableRowConnection = connectionTypes(TraceTableRow, 'TraceTableRow', 'table row');
+export type TraceTableRowConnection = Connection<TraceTableRow>;

@@ -1,58 +1,74 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { TracingServices } from '../services.js';
 import { projectWriterOf } from '../writer.js';
+import { AT_BODY, EvaluationRunCreateInput, EvaluationRunFinishInput, PredictionCreateInput, ScoreCreateInput } from './score.inputs.js';
 import { Score } from './score.type.js';
+
+const ENTITY = { description: 'The entity (team or user) owning the project' };
+const PROJECT = { description: 'The project name' };
 
 /** The v2 evaluation API: the project always comes from the path (entity, project arguments). */
 @Resolver(() => Score)
 export class ScoreResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @Mutation(() => String, { description: 'POST /v2/{entity}/{project}/scores: ScoreCreateBody → the score id' })
+  @Mutation(() => String, {
+    description:
+      "Records a scorer's output for a prediction (a call of `<Scorer>.score`, in the evaluation run's trace when one is given, and " +
+      "feedback on the prediction's call, in one transaction) and answers the score id. Also at POST /traces/v2/{entity}/{project}/scores.",
+  })
   async createScore(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('body', () => JSONObjectScalar) body: Record<string, unknown>,
+    @Arg('entity', () => String, ENTITY) entity: string,
+    @Arg('project', () => String, PROJECT) project: string,
+    @Arg('input', () => ScoreCreateInput.type, { description: 'The score' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
-    return this.services.scores.createScore(writer, projectId, body);
+    return ScoreCreateInput.handle(input, AT_BODY, (body) => this.services.scores.createScore(writer, projectId, body));
   }
 
-  @Mutation(() => String, { description: 'POST /v2/{entity}/{project}/predictions → the prediction id' })
+  @Mutation(() => String, {
+    description:
+      "Records a prediction (a call of `<Model>.predict`, a child of its evaluation run when given) and answers its id. Also at POST /traces/v2/{entity}/{project}/predictions.",
+  })
   async createPrediction(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('body', () => JSONObjectScalar) body: Record<string, unknown>,
+    @Arg('entity', () => String, ENTITY) entity: string,
+    @Arg('project', () => String, PROJECT) project: string,
+    @Arg('input', () => PredictionCreateInput.type, { description: 'The prediction' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
-    return this.services.scores.createPrediction(writer, projectId, body);
+    return PredictionCreateInput.handle(input, AT_BODY, (body) => this.services.scores.createPrediction(writer, projectId, body));
   }
 
-  @Mutation(() => String, { description: 'POST /v2/{entity}/{project}/evaluation_runs → the evaluation run id' })
+  @Mutation(() => String, {
+    description:
+      'Starts an evaluation run (a call of `<Evaluation>.evaluate` that predictions and scores hang under) and answers its id. ' +
+      'Also at POST /traces/v2/{entity}/{project}/evaluation_runs.',
+  })
   async createEvaluationRun(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('body', () => JSONObjectScalar) body: Record<string, unknown>,
+    @Arg('entity', () => String, ENTITY) entity: string,
+    @Arg('project', () => String, PROJECT) project: string,
+    @Arg('input', () => EvaluationRunCreateInput.type, { description: 'The evaluation and the model' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
-    return this.services.scores.createEvaluationRun(writer, projectId, body);
+    return EvaluationRunCreateInput.handle(input, AT_BODY, (body) => this.services.scores.createEvaluationRun(writer, projectId, body));
   }
 
-  @Mutation(() => Boolean, { description: 'POST /v2/{entity}/{project}/evaluation_runs/{id}/finish' })
+  @Mutation(() => Boolean, {
+    description: "Finishes an evaluation run, recording its summary as the run's output. Also at POST /traces/v2/{entity}/{project}/evaluation_runs/{id}/finish.",
+  })
   async finishEvaluationRun(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('id', () => String) id: string,
-    @Arg('body', () => JSONObjectScalar, { nullable: true }) body: Record<string, unknown> | null,
+    @Arg('entity', () => String, ENTITY) entity: string,
+    @Arg('project', () => String, PROJECT) project: string,
+    @Arg('id', () => String, { description: 'The evaluation run' }) id: string,
+    @Arg('input', () => EvaluationRunFinishInput.type, { nullable: true, description: 'Its summary (none: an empty summary)' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
-    await this.services.scores.finishEvaluationRun(writer, projectId, id, body ?? {});
+    await EvaluationRunFinishInput.handle(input ?? {}, AT_BODY, (body) => this.services.scores.finishEvaluationRun(writer, projectId, id, body));
     return true;
   }
 }

@@ -192,15 +192,53 @@ describe('sort_by, filters, streaming and counting', () => {
     expect((await traces(platform, '/calls/query_stats', { project_id: P, limit: 2 })).body).toEqual({ count: 2 });
   });
 
-  it('GraphQL Project.calls and callCount take the same query', async () => {
+  it('GraphQL Project.calls and callCount take the same query, typed', async () => {
     const { body } = await platform.graphql(
-      `query($q: JSONObject) { project(entity: "trellis", name: "q") {
-        calls(query: $q, sortBy: [{ field: "inputs.x", direction: "desc" }], filter: { outputRefs: null }) { nodes { id } }
+      `query($q: TraceQueryInput) { project(entity: "trellis", name: "q") {
+        calls(query: $q, sortBy: [{ field: "inputs.x", direction: DESC }], filter: { outputRefs: null }) { nodes { id } }
         callCount(query: $q) } }`,
-      { q: { $expr: { $contains: { input: field('op_name'), substr: lit('predict') } } } },
+      { q: { expr: { contains: { input: { getField: 'op_name' }, substr: { literal: 'predict' } } } } },
     );
     expect(body.data.project.calls.nodes.map((n: { id: string }) => n.id)).toEqual(['c2', 'c1', 'c4']);
     expect(body.data.project.callCount).toBe(3);
+  });
+
+  it('every operator of the typed query selects what its $-form selects over REST', async () => {
+    // [typed GraphQL expression, the same in Weave's wire form]; each selects a different subset of c1..c4.
+    const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+      [{ eq: [{ getField: 'op_name' }, { literal: 'train' }] }, { $eq: [field('op_name'), lit('train')] }],
+      [{ gt: [{ getField: 'inputs.x' }, { literal: 4 }] }, { $gt: [field('inputs.x'), lit(4)] }],
+      [{ gte: [{ getField: 'started_at' }, { literal: at(2000) }] }, { $gte: [field('started_at'), lit(at(2000))] }],
+      [{ not: { eq: [{ getField: 'parent_id' }, { literal: null }] } }, { $not: [{ $eq: [field('parent_id'), lit(null)] }] }],
+      [
+        { and: [{ eq: [{ getField: 'attributes.env' }, { literal: 'prod' }] }, { convert: { input: { getField: 'output.score' }, to: 'EXISTS' } }] },
+        { $and: [{ $eq: [field('attributes.env'), lit('prod')] }, { $convert: { input: field('output.score'), to: 'exists' } }] },
+      ],
+      [
+        { or: [{ eq: [{ getField: 'summary.weave.status' }, { literal: 'error' }] }, { eq: [{ getField: 'inputs.flag' }, { literal: true }] }] },
+        { $or: [{ $eq: [field('summary.weave.status'), lit('error')] }, { $eq: [field('inputs.flag'), lit(true)] }] },
+      ],
+      [{ in: { value: { getField: 'id' }, list: [{ literal: 'c2' }, { literal: 'c4' }] } }, { $in: [field('id'), [lit('c2'), lit('c4')]] }],
+      [
+        { contains: { input: { getField: 'inputs.text' }, substr: { literal: 'WORLD' }, caseInsensitive: true } },
+        { $contains: { input: field('inputs.text'), substr: lit('WORLD'), case_insensitive: true } },
+      ],
+      [
+        { gt: [{ convert: { input: { getField: 'inputs.x' }, to: 'INT' } }, { literal: 6 }] },
+        { $gt: [{ $convert: { input: field('inputs.x'), to: 'int' } }, lit(6)] },
+      ],
+    ];
+    for (const [typed, wire] of cases) {
+      const { body } = await platform.graphql(`query($q: TraceQueryInput) { project(entity: "trellis", name: "q") { calls(query: $q) { nodes { id } } callCount(query: $q) } }`, {
+        q: { expr: typed },
+      });
+      expect(body.errors, JSON.stringify(typed)).toBeUndefined();
+      const graphqlIds = body.data.project.calls.nodes.map((n: { id: string }) => n.id);
+      const restIds = await ids(wire);
+      expect(graphqlIds, JSON.stringify(typed)).toEqual(restIds);
+      expect(restIds.length, JSON.stringify(wire)).toBeGreaterThan(0);
+      expect(body.data.project.callCount).toBe(restIds.length);
+    }
   });
 });
 
@@ -258,9 +296,42 @@ describe('invalid queries are 422s that point into the body', () => {
     const bad = { query: { $expr: { $eq: [field('nope'), lit(1)] } } };
     expect((await detail(bad, '/calls/stream_query'))[0].loc).toEqual(['body', 'query', '$expr', '$eq', 0, '$getField']);
     expect((await detail(bad, '/calls/query_stats'))[0].loc).toEqual(['body', 'query', '$expr', '$eq', 0, '$getField']);
-    const graphql = await platform.graphql(`query($q: JSONObject) { project(entity: "trellis", name: "q") { calls(query: $q) { nodes { id } } } }`, {
-      q: { $expr: { $eq: [lit(1)] } },
+  });
+
+  it('a typed GraphQL query is checked by the same parser and compiler, its problems at GraphQL paths; REST keeps its body paths', async () => {
+    const calls = `query($q: TraceQueryInput, $sort: [CallSortInput!]) { project(entity: "trellis", name: "q") { calls(query: $q, sortBy: $sort) { nodes { id } } } }`;
+    const issues = async (q: unknown, sort: unknown = null) => {
+      const { body } = await platform.graphql(calls, { q, sort });
+      expect(body.errors?.[0]?.extensions?.code, JSON.stringify(body)).toBe('VALIDATION_FAILED');
+      return body.errors[0].extensions.issues as { loc: (string | number)[]; msg: string }[];
+    };
+    expect(await issues({ expr: { eq: [{ literal: 1 }] } })).toEqual([expect.objectContaining({ loc: ['query', 'expr', 'eq'], msg: 'List should have at least 2 items' })]);
+    // Deep in the tree: the unknown field inside not → in → list, and a sort key, in one answer.
+    const deep = { expr: { and: [{ eq: [{ getField: 'id' }, { literal: 'c1' }] }, { not: { in: { value: { getField: 'id' }, list: [{ literal: 'x' }, { getField: 'nope' }] } } }] } };
+    expect(await issues(deep, [{ field: 'bogus', direction: 'ASC' }])).toEqual([
+      expect.objectContaining({ loc: ['query', 'expr', 'and', 1, 'not', 'in', 'list', 1, 'getField'], msg: expect.stringContaining('Unknown call field "nope"') }),
+      expect.objectContaining({ loc: ['sortBy', 0, 'field'], msg: expect.stringContaining('Unknown call field "bogus"') }),
+    ]);
+    // GraphQL has no input unions: an operand with two fields (or none) is the parser's "exactly one operator".
+    expect(await issues({ expr: { or: [{ getField: 'id', literal: 'c1' }, {}] } })).toEqual([
+      expect.objectContaining({ loc: ['query', 'expr', 'or', 0], msg: expect.stringContaining('exactly one operator') }),
+      expect.objectContaining({ loc: ['query', 'expr', 'or', 1], msg: expect.stringContaining('exactly one operator') }),
+    ]);
+    expect((await issues({ expr: { gt: [{ getField: 'started_at' }, { literal: true }] } }))[0]).toMatchObject({ loc: ['query', 'expr', 'gt'], msg: 'Cannot compare a date with a boolean' });
+    let nested: Record<string, unknown> = { eq: [{ getField: 'id' }, { literal: 'c1' }] };
+    for (let i = 0; i < 100; i++) nested = { not: nested };
+    expect((await issues({ expr: nested }))[0]!.msg).toContain('nested more than 64 levels');
+    // The same problems through REST: the same issues at their places in the body, as before the query was typed.
+    const rest = await detail({
+      query: { $expr: { $and: [{ $eq: [field('id'), lit('c1')] }, { $not: [{ $in: [field('id'), [lit('x'), field('nope')]] }] }] } },
+      sort_by: [{ field: 'bogus', direction: 'asc' }],
     });
-    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['body', 'query', '$expr', '$eq'] })] });
+    expect(rest.map((issue) => issue.loc)).toEqual([
+      ['body', 'query', '$expr', '$and', 1, '$not', 0, '$in', 1, 1, '$getField'],
+      ['body', 'sort_by', 0, 'field'],
+    ]);
+    // A syntax error the typed form cannot hold is reported with the request's other problems, as before.
+    const mixed = await detail({ query: { $expr: { $regex: 'x' } }, sort_by: [{ field: 'bogus', direction: 'asc' }], columns: ['bogus'] });
+    expect(mixed.map((issue) => issue.loc)).toEqual([['body', 'query', '$expr', '$regex'], ['body', 'sort_by', 0, 'field'], ['body', 'columns', 0]]);
   });
 });

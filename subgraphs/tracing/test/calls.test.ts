@@ -12,7 +12,7 @@ afterAll(async () => {
 
 const CALL = `query($id: String!) { project(entity: "trellis", name: "default") { call(id: $id) {
   id traceId parentId opName inputs output summary exception startedAt endedAt latencyMs wbUserId wbRunId wbRunStep displayName
-  parent { id } children { id } } } }`;
+  parent { id } children { nodes { id } } } } }`;
 
 describe('POST /traces/call/start', () => {
   it('generates UUIDv7 id and trace_id and stores every field', async () => {
@@ -55,7 +55,7 @@ describe('POST /traces/call/start', () => {
     const child = await traces(platform, '/call/start', startOf('trellis/default', { parent_id: parent.body.id }));
     expect(child.body.trace_id).toBe(parent.body.trace_id);
     const { body } = await platform.graphql(CALL, { id: parent.body.id });
-    expect(body.data.project.call.children).toEqual([{ id: child.body.id }]);
+    expect(body.data.project.call.children.nodes).toEqual([{ id: child.body.id }]);
     const childRead = await platform.graphql(CALL, { id: child.body.id });
     expect(childRead.body.data.project.call.parent).toEqual({ id: parent.body.id });
   });

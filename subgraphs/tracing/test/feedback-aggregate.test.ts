@@ -157,21 +157,24 @@ describe('POST /traces/feedback/aggregate', () => {
   });
 
   it('GraphQL Project.feedbackAggregate answers the same', async () => {
-    const res = await platform.graphql(`query($a: Float!, $b: Float!) { project(entity: "trellis", name: "default") {
-      feedbackAggregate(afterMs: $a, beforeMs: $b, timeBucketSeconds: 3600, groupBy: ["scorer_id"], scorerIds: ["Tox"]) {
+    const res = await platform.graphql(`query($a: SafeInt!, $b: SafeInt!) { project(entity: "trellis", name: "default") {
+      feedbackAggregate(input: { afterMs: $a, beforeMs: $b, timeBucketSeconds: 3600, groupBy: [SCORER_ID], scorerIds: ["Tox"] }) {
         afterMs timeBucketSeconds buckets { timeBucketStartMs group totalCount scoredCount tagCounts ratingCounts ratingSums } } } }`, { a: T0, b: T0 + 3 * HOUR });
     expect(res.body.data.project.feedbackAggregate.buckets).toEqual([
       { timeBucketStartMs: T0, group: { scorer_id: 'Tox' }, totalCount: 2, scoredCount: 2, tagCounts: { a: 2, b: 1 }, ratingCounts: { _rating_: 2, other: 1 }, ratingSums: { _rating_: 1.5, other: 2 } },
     ]);
-    const columns = await platform.graphql(`query($a: Float!, $b: Float!) { project(entity: "trellis", name: "default") {
-      feedbackAggregate(afterMs: $a, beforeMs: $b, timeBucketSeconds: 3600, groupBy: ["scorer_id"]) {
+    const columns = await platform.graphql(`query($a: SafeInt!, $b: SafeInt!) { project(entity: "trellis", name: "default") {
+      feedbackAggregate(input: { afterMs: $a, beforeMs: $b, timeBucketSeconds: 3600, groupBy: [SCORER_ID] }) {
         buckets { timeBucketStartMs group totalCount scoredCount tagCounts ratingCounts ratingSums }
         bucketColumns { timeBucketStartMs group totalCount scoredCount tagCounts ratingCounts ratingSums } } } }`, { a: T0, b: T0 + 3 * HOUR });
     // bucketColumns holds the same buckets, one list per field, in the same order.
     const { buckets, bucketColumns } = columns.body.data.project.feedbackAggregate;
     expect(buckets).toHaveLength(4);
     expect(bucketColumns.totalCount.map((_: number, i: number) => Object.fromEntries(Object.keys(bucketColumns).map((field) => [field, bucketColumns[field][i]])))).toEqual(buckets);
-    const invalid = await platform.graphql(`{ project(entity: "trellis", name: "default") { feedbackAggregate(afterMs: 5, beforeMs: 1) { afterMs } } }`);
-    expect(invalid.body.errors![0].extensions.issues[0].loc).toEqual(['body', 'before_ms']);
+    // The REST body's rules, reported at the GraphQL input's fields (REST callers still hear of `["body","before_ms"]`).
+    const invalid = await platform.graphql(`{ project(entity: "trellis", name: "default") { feedbackAggregate(input: { afterMs: 5, beforeMs: 1 }) { afterMs } } }`);
+    expect(invalid.body.errors![0].extensions.issues[0].loc).toEqual(['input', 'beforeMs']);
+    const rest = await traces(platform, '/feedback/aggregate', { project_id: 'trellis/default', after_ms: 5, before_ms: 1 });
+    expect(rest).toMatchObject({ status: 422, body: { detail: [{ loc: ['body', 'before_ms'], msg: 'before_ms must be greater than after_ms', type: 'value_error' }] } });
   });
 });

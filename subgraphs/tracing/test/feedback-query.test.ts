@@ -73,10 +73,18 @@ describe('/feedback/query `query` and `sort_by`', () => {
 
   it('GraphQL Project.feedback takes the same query, and bad fields are 422s at their place', async () => {
     const { body } = await platform.graphql(
-      `query($q: JSONObject) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "weave_ref", direction: "desc" }]) { weaveRef } } }`,
-      { q: { $expr: { $in: [field('payload.emoji'), [lit('👍'), lit('👎')]] } } },
+      `query($q: TraceQueryInput) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "weave_ref", direction: DESC }]) { nodes { weaveRef } } } }`,
+      { q: { expr: { in: { value: { getField: 'payload.emoji' }, list: [{ literal: '👍' }, { literal: '👎' }] } } } },
     );
-    expect(body.data.project.feedback).toEqual([{ weaveRef: callRef('f2') }, { weaveRef: callRef('f1') }]);
+    expect(body.data.project.feedback.nodes).toEqual([{ weaveRef: callRef('f2') }, { weaveRef: callRef('f1') }]);
+    const invalid = await platform.graphql(
+      `query($q: TraceQueryInput) { project(entity: "trellis", name: "fq") { feedback(query: $q, sortBy: [{ field: "payload.", direction: ASC }]) { nodes { id } } } }`,
+      { q: { expr: { eq: [{ getField: 'score' }, { literal: 1 }] } } },
+    );
+    expect(invalid.body.errors[0].extensions.issues.map((issue: { loc: unknown }) => issue.loc)).toEqual([
+      ['query', 'expr', 'eq', 0, 'getField'],
+      ['sortBy', 0, 'field'],
+    ]);
     const bad = await traces(platform, '/feedback/query', { project_id: P, query: { $expr: { $eq: [field('score'), lit(1)] } }, sort_by: [{ field: 'payload.', direction: 'asc' }] });
     expect(bad.status).toBe(422);
     expect(bad.body.detail.map((d: any) => d.loc)).toEqual([

@@ -25,18 +25,18 @@ describe('POST /traces/v2/{entity}/{project}/scores', () => {
     expect(Object.keys(score.body)).toEqual(['score_id']);
 
     const { body } = await platform.graphql(`query($run: String!, $score: String!, $prediction: String!) { project(entity: "trellis", name: "evals") {
-      run: call(id: $run) { traceId children { id opName } }
+      run: call(id: $run) { traceId children { nodes { id opName } } }
       score: call(id: $score) { opName output traceId parent { id } }
       prediction: call(id: $prediction) { output feedback { feedbackType payload runnableRef callRef } }
-      scores { id predictionId scorer value evaluationRunId }
+      scores { nodes { id predictionId scorer value evaluationRunId } }
     } }`, { run: runId, score: score.body.score_id, prediction: predictionId });
     const project = body.data.project;
     expect(project.score).toMatchObject({ opName: 'Correctness.score', output: { correct: true }, traceId: project.run.traceId, parent: { id: runId } });
-    expect(project.run.children.map((c: any) => c.id)).toEqual(expect.arrayContaining([predictionId, score.body.score_id]));
+    expect(project.run.children.nodes.map((c: any) => c.id)).toEqual(expect.arrayContaining([predictionId, score.body.score_id]));
     expect(project.prediction.feedback).toEqual([
       { feedbackType: 'wandb.runnable.Correctness', payload: { output: { correct: true } }, runnableRef: SCORER, callRef: `weave:///trellis/evals/call/${score.body.score_id}` },
     ]);
-    expect(project.scores).toEqual([{ id: score.body.score_id, predictionId, scorer: SCORER, value: { correct: true }, evaluationRunId: runId }]);
+    expect(project.scores.nodes).toEqual([{ id: score.body.score_id, predictionId, scorer: SCORER, value: { correct: true }, evaluationRunId: runId }]);
 
     const finished = await traces(platform, `/v2/trellis/evals/evaluation_runs/${runId}/finish`, { summary: { accuracy: 1 } });
     expect(finished.body).toEqual({ success: true });

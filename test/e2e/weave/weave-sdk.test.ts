@@ -39,7 +39,7 @@ describe('Weave TypeScript SDK against the platform', () => {
     const { body } = await platform.graphql(
       `{ project(entity: "sdkteam", name: "weave-e2e") {
         calls(filter: { traceRootsOnly: true }) { nodes { id traceId opName inputs output exception endedAt
-          children { id traceId opName inputs output exception parent { id } } } } } }`,
+          children { nodes { id traceId opName inputs output exception parent { id } } } } } } }`,
       {},
       member.key,
     );
@@ -52,9 +52,9 @@ describe('Weave TypeScript SDK against the platform', () => {
     expect(root.output).toEqual({ sum: 42, caught: 'exploded: on purpose' });
     expect(root.exception).toBeNull();
     expect(root.endedAt).not.toBeNull();
-    const byName = Object.fromEntries(root.children.map((child: any) => [child.opName.replace(/^.*\/op\/([^:]+):.*$/, '$1'), child]));
+    const byName = Object.fromEntries(root.children.nodes.map((child: any) => [child.opName.replace(/^.*\/op\/([^:]+):.*$/, '$1'), child]));
     expect(Object.keys(byName).sort()).toEqual(['add', 'explode']);
-    for (const child of root.children) {
+    for (const child of root.children.nodes) {
       expect(child.traceId).toBe(root.traceId);
       expect(child.parent).toEqual({ id: root.id });
     }
@@ -72,8 +72,8 @@ describe('Weave TypeScript SDK against the platform', () => {
     });
 
     // The ops themselves were stored as objects whose source file the SDK uploaded.
-    const ops = await platform.graphql(`{ project(entity: "sdkteam", name: "weave-e2e") { traceObjects(isOp: true) { objectId val } } }`, {}, member.key);
-    const objects = ops.body.data.project.traceObjects;
+    const ops = await platform.graphql(`{ project(entity: "sdkteam", name: "weave-e2e") { traceObjects(filter: { isOp: true }) { nodes { objectId val } } } }`, {}, member.key);
+    const objects = ops.body.data.project.traceObjects.nodes;
     expect(objects.map((o: any) => o.objectId).sort()).toEqual(['add', 'explode', 'pipeline']);
     const digest = objects[0].val.files['obj.py'];
     const file = await platform.graphql(`query($d: String!) { project(entity: "sdkteam", name: "weave-e2e") { traceFileContent(digest: $d) } }`, { d: digest }, member.key);
