@@ -115,7 +115,9 @@ function planOf(schema: TSchema, where: string): Plan {
     case 'number':
       return { kind: 'scalar', graphql: Float };
     case 'integer': {
-      const within32 = (nonNull.minimum ?? -Infinity) >= INT32.min && (nonNull.maximum ?? Infinity) <= INT32.max;
+      const lowest = nonNull.minimum ?? nonNull.exclusiveMinimum ?? -Infinity;
+      const highest = nonNull.maximum ?? nonNull.exclusiveMaximum ?? Infinity;
+      const within32 = lowest >= INT32.min && highest <= INT32.max;
       // Integers beyond 32 bits (epoch milliseconds, steps) as JavaScript-safe integers, still numbers on arrival.
       return { kind: 'scalar', graphql: within32 ? Int : GraphQLSafeInt };
     }

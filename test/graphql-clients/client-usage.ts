@@ -48,7 +48,7 @@ export async function callTable(after: string | null): Promise<{ rows: string[];
   const variables: ProjectCallsQueryVariables = {
     ...where,
     filter: { traceRootsOnly: true, opNames: ['weave:///trellis/default/op/predict:*'] },
-    sortBy: [{ field: 'started_at', direction: 'desc' }],
+    sortBy: [{ field: 'started_at', direction: 'DESC' }],
     first: 50,
     after,
   };
@@ -72,8 +72,8 @@ export async function callTree(id: string): Promise<string[]> {
   const call = project?.call;
   if (!call) return [];
   const lines = [call.parent ? 'parent: ' + (call.parent.opName ?? call.parent.id) : 'root'];
-  for (const child of call.children) {
-    lines.push('  ' + child.id + ' ' + child.status + ' (' + child.children.length + ' children)');
+  for (const child of call.children.nodes) {
+    lines.push('  ' + child.id + ' ' + child.status + (child.children.nodes.length > 0 ? ' (has children)' : ''));
   }
   for (const feedback of call.feedback) lines.push(feedback.feedbackType + ' by ' + (feedback.creator ?? 'unknown'));
   const inputs: unknown = call.inputs;
