@@ -125,7 +125,7 @@ export class WebhookClient {
   }
 }
 
-/** The body's first `limitBytes` bytes (or a little more), as text; `complete` when that is the whole body. */
+/** The body's first `limitBytes` bytes, as text; `complete` when that is the whole body. */
 async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, limitBytes: number): Promise<{ text: string; complete: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -139,7 +139,8 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, li
       break;
     }
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), complete };
+  // The last chunk may run far past the limit: redaction's work is bounded by what is kept here.
+  return { text: Buffer.concat(chunks).subarray(0, limitBytes).toString('utf8'), complete };
 }
 
 function parseRetryAfter(value: string | undefined): number | undefined {

@@ -45,4 +45,12 @@ describe('secret redaction', () => {
     expect(redactor.redactAndTruncate('keep pa"s', 100)).toBe('keep pa"s');
     expect(redactor.redactAndTruncate('keep it', 100, true)).toBe('keep it…');
   });
+
+  it('takes time linear in the text whatever the secret (a long, repetitive one on a long matching text)', () => {
+    const redactor = new SecretRedactor(['x'.repeat(7999) + 'y', 'ab'.repeat(4000)]);
+    const started = performance.now();
+    expect(redactor.redactAndTruncate('x'.repeat(8192), 2048, true)).toBe('[redacted]…');
+    expect(redactor.redact('ab'.repeat(4100))).toBe('[redacted]');
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
 });
