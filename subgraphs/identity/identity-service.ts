@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../../platform/auth/api-key.js';
 import type { Principal, TeamRole } from '../../platform/auth/principal.js';
 import { isTeamAdmin, isTeamMember } from '../../platform/auth/principal.js';
@@ -22,11 +22,12 @@ export class IdentityService {
   /** Creates a user with a personal team of the same name (their default entity) and, optionally, a first key. */
   async createUser(input: { username: string; email?: string | null; isAdmin?: boolean }): Promise<UserRow> {
     const username = assertValidName('User', input.username);
-    return this.db.transaction().execute(async (trx) => {
+    return this.claimingNames(async (trx) => {
+      // The unique indexes decide (ignoring case, users and teams alike), so concurrent creates cannot both win.
       const userId = await store.insertUser(trx, { username, email: input.email ?? null, isAdmin: input.isAdmin ?? false });
-      if (!userId) throw new ConflictError(`User "${username}" already exists`);
+      if (!userId) throw new NameTaken(username);
       const teamId = await store.insertTeam(trx, username);
-      if (!teamId) throw new ConflictError(`An entity named "${username}" already exists`);
+      if (!teamId) throw new NameTaken(username);
       await store.upsertMembership(trx, teamId, userId, 'ADMIN');
       await store.setDefaultTeam(trx, userId, teamId);
       return (await store.userById(trx, userId))!;
@@ -35,9 +36,9 @@ export class IdentityService {
 
   async createTeam(name: string, creator: { userId: string }): Promise<TeamRow> {
     assertValidName('Team', name);
-    return this.db.transaction().execute(async (trx) => {
+    return this.claimingNames(async (trx) => {
       const teamId = await store.insertTeam(trx, name);
-      if (!teamId) throw new ConflictError(`An entity named "${name}" already exists`);
+      if (!teamId) throw new NameTaken(name);
       await store.upsertMembership(trx, teamId, creator.userId, 'ADMIN');
       return (await store.teamByName(trx, name))!;
     });
@@ -152,13 +153,17 @@ export class IdentityService {
    * key, a team and a default project. The advisory lock makes two processes starting at once agree.
    */
   async bootstrap(options: { apiKey: string; username: string; team: string; project: string }): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.claimingNames(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext('trellis:bootstrap'))`.execute(trx);
       if ((await store.countUsers(trx)) > 0) return false;
-      const userId = (await store.insertUser(trx, { username: options.username, email: null, isAdmin: true }))!;
+      const userId = await store.insertUser(trx, { username: options.username, email: null, isAdmin: true });
+      if (!userId) throw new NameTaken(options.username);
       const personalTeamId = await store.insertTeam(trx, options.username);
-      if (personalTeamId) await store.upsertMembership(trx, personalTeamId, userId, 'ADMIN');
-      const teamId = (await store.insertTeam(trx, options.team)) ?? (await store.teamByName(trx, options.team))!.id;
+      if (!personalTeamId) throw new NameTaken(options.username);
+      await store.upsertMembership(trx, personalTeamId, userId, 'ADMIN');
+      // The team may be the user's own entity (same name).
+      const teamId = (await store.insertTeam(trx, options.team)) ?? (await store.teamByName(trx, options.team))?.id;
+      if (!teamId) throw new NameTaken(options.team);
       await store.upsertMembership(trx, teamId, userId, 'ADMIN');
       await store.setDefaultTeam(trx, userId, teamId);
       await store.ensureProject(trx, teamId, options.project);
@@ -183,9 +188,33 @@ export class IdentityService {
   teamsOfUser = (userId: string) => store.teamsOfUser(this.db, userId);
   apiKeysOfUser = (userId: string) => store.apiKeysOfUser(this.db, userId);
 
+  /**
+   * Runs a transaction that creates users or teams. A name some user or team already holds (ignoring case) rolls it
+   * back with NameTaken; the 409 then says who holds the name, read after the rollback so that it is not our own
+   * half-made entity.
+   */
+  private async claimingNames<T>(work: (trx: Transaction<IdentityDatabase>) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction().execute(work);
+    } catch (error) {
+      if (!(error instanceof NameTaken)) throw error;
+      const holder = await store.entityNameHolder(this.db, error.entityName);
+      const by = holder ? `the ${holder.kind} "${holder.name}"` : 'another user or team';
+      throw new ConflictError(`The name "${error.entityName}" is taken by ${by}: user and team names share one namespace and are unique ignoring case`);
+    }
+  }
+
   private async requireTeam(db: Parameters<typeof store.teamByName>[0], name: string): Promise<TeamRow> {
     const team = await store.teamByName(db, name);
     if (!team) throw new NotFoundError(`Entity "${name}" does not exist`);
     return team;
+  }
+}
+
+
+/** A user or team name that a unique index (exact, or ignoring case) refused. */
+class NameTaken extends Error {
+  constructor(readonly entityName: string) {
+    super(`name "${entityName}" is taken`);
   }
 }
