@@ -87,7 +87,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await rm(ownerFile(dataDir), { force: true });
     throw error;
   }
-  if (!socketDir) log(`the data directory path is too long for a Unix socket: PostgreSQL listens on 127.0.0.1:${port}`);
+  if (!socketDir) log(`no Unix socket in ${dataDir} (path too long, or characters a socket directory list cannot hold): PostgreSQL listens on 127.0.0.1:${port}`);
   return {
     url: connectionUrl(socketDir, port, PLATFORM_ROLE, passwords.platform, PLATFORM_DATABASE),
     port,
