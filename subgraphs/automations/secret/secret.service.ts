@@ -4,6 +4,7 @@ import { ACCESS_TOKEN_VARIABLE, EVENT_VARIABLES } from '../automation/payload-te
 import { SecretNameSchema, SecretValueSchema } from '../automations.schemas.js';
 import type { AutomationsStore, SecretRow, WebhookRow } from '../store.js';
 import type { SecretBox } from './secret-box.js';
+import { SecretRedactor } from './redaction.js';
 
 export interface NamedSecret {
   name: string;
@@ -88,12 +89,21 @@ export function credentialVariables(credentials: WebhookCredentials): Record<str
   return variables;
 }
 
-/** Replaces every occurrence of a credential value in text that will be stored or returned. */
-export function redact(text: string | null, credentials: WebhookCredentials): string | null {
-  if (text === null) return null;
-  let result = text;
-  for (const secret of [credentials.accessToken, credentials.signingSecret]) {
-    if (secret && secret.value.length >= 3) result = result.split(secret.value).join('[redacted]');
+/**
+ * The redactor for a webhook's credentials (redaction.ts: every form a receiver may echo them in). Cached per
+ * credentials object: a batch of deliveries to one webhook shares it.
+ */
+export function redactorFor(credentials: WebhookCredentials): SecretRedactor {
+  let redactor = redactors.get(credentials);
+  if (!redactor) {
+    redactor = new SecretRedactor([credentials.accessToken?.value, credentials.signingSecret?.value].filter((value): value is string => !!value));
+    redactors.set(credentials, redactor);
   }
-  return result;
+  return redactor;
+}
+const redactors = new WeakMap<WebhookCredentials, SecretRedactor>();
+
+/** Replaces every occurrence of a credential value, in any form redaction.ts knows, in text that will be stored or returned. */
+export function redact(text: string | null, credentials: WebhookCredentials): string | null {
+  return text === null ? null : redactorFor(credentials).redact(text);
 }

@@ -4,7 +4,7 @@ import { validateOrThrow } from '../../../platform/validation.js';
 import { CreateWebhookSchema, type CreateWebhook } from '../automations.schemas.js';
 import type { WebhookClient } from '../delivery/webhook-client.js';
 import { signedHeaders } from '../delivery/signed-request.js';
-import { redact, type SecretService } from '../secret/secret.service.js';
+import { redact, redactorFor, type SecretService } from '../secret/secret.service.js';
 import type { AutomationsStore, WebhookRow } from '../store.js';
 
 export interface WebhookTestResult {
@@ -85,7 +85,7 @@ export class WebhookService {
     const body = payload ?? '{}';
     const credentials = await this.secrets.credentialsFor(webhook);
     const headers = signedHeaders(body, credentials, { id: randomUUID(), eventType: 'TEST' });
-    const outcome = await this.client.post(webhook.endpoint_url, headers, body);
+    const outcome = await this.client.post(webhook.endpoint_url, headers, body, redactorFor(credentials));
     if (outcome.kind === 'error') {
       return { ok: false, status: null, headers: {}, body: null, error: redact(outcome.error, credentials), durationMs: outcome.durationMs };
     }

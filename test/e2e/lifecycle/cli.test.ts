@@ -55,7 +55,10 @@ describe('npm run cli', () => {
     expect(unknown.output).toMatch(/unknown command[\s\S]*usage: npm run cli/);
     const duplicate = await cli('user', 'create', 'carol');
     expect(duplicate.code).toBe(1);
-    expect(duplicate.output).toMatch(/User "carol" already exists/);
+    expect(duplicate.output).toMatch(/The name "carol" is taken by the user "carol": user and team names share one namespace and are unique ignoring case/);
+    const caseVariant = await cli('team', 'create', 'Carol', '--owner', 'carol');
+    expect(caseVariant.code).toBe(1);
+    expect(caseVariant.output).toMatch(/The name "Carol" is taken by the user "carol"/);
     const badName = await cli('project', 'create', 'research', 'no spaces');
     expect(badName.output).toMatch(/Project name "no spaces" is invalid/);
   }, 60_000);

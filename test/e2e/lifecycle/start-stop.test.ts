@@ -46,6 +46,9 @@ describe('npm start on the embedded default', () => {
     expect((await viewer(first.url)).data.ensureProject.fullName).toBe('trellis/kept');
     const secretFile = await stat(path.join(dataDir, 'postgres', 'PG_VERSION'));
     expect(secretFile.isFile()).toBe(true);
+    // The operator CLI reaches the running platform's server (its socket and generated password) by the data directory.
+    const cli = spawnEntry('cli/index.ts', ['user', 'create', 'operator-made'], { TRELLIS_DATA_DIR: dataDir, DATABASE_URL: '' });
+    expect(await cli.exited, cli.output()).toBe(0);
 
     first.platform.kill('SIGTERM');
     expect(await first.platform.exited).toBe(0);

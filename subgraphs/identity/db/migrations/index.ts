@@ -1,7 +1,9 @@
 import type { Migrations } from '../../../../platform/db/migrate.js';
 import * as createIdentity from './2026-11-21T1000-create-identity.js';
+import * as entityNamesIgnoreCase from './2026-11-25T1000-entity-names-ignore-case.js';
 
 /** Every migration of the identity schema, by sortable name. */
 export const identityMigrations: Migrations = {
   '2026-11-21T1000-create-identity': createIdentity,
+  '2026-11-25T1000-entity-names-ignore-case': entityNamesIgnoreCase,
 };
