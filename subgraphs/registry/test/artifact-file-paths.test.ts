@@ -29,10 +29,10 @@ const BAD_PATHS = [
   'a/...',
   'C:foo',
   'c:/windows/win.ini',
-  'a\u0000b',
   'line\nbreak',
   '\uff0e\uff0e/\uff0e\uff0e/etc/passwd', // fullwidth "../../"
 ];
+// A NUL byte never reaches the path rule: the edge refuses text PostgreSQL cannot store (test/foundation/bad-input.test.ts).
 const GOOD_PATHS = ['train.jsonl', 'notes/readme.txt', '.hidden', 'a..b/..c/d..', 'dir/sub dir/file name.txt', 'ü/日本.txt'];
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -70,7 +70,7 @@ describe('artifact file paths', () => {
       const { body } = await createVersion('paths-graphql', path);
       expect(body.data?.createArtifactVersion ?? null, path).toBeNull();
       const [error] = body.errors ?? [];
-      expect(error?.extensions?.code, path).toBe('VALIDATION_FAILED');
+      expect(error?.extensions, path).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED' });
       expect(error?.extensions?.issues?.[0], path).toMatchObject({ loc: ['input', 'files', 0, 'path'], msg: expect.stringContaining(`File path ${JSON.stringify(path)}`) });
     }
     const { body } = await platform.graphql(`{ artifactVersionByName(entity: "trellis", project: "default", collection: "paths-graphql", version: "latest") { id } }`);
