@@ -2,8 +2,11 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
-/** How long idle keep-alive connections stay open once closing begins (at most the drain timeout). */
-export const IDLE_GRACE_MS = 500;
+/**
+ * How long idle keep-alive connections stay open once closing begins (at most the drain timeout): long enough for a
+ * client that is sending requests to get its 503 + `Connection: close` on each of its connections.
+ */
+const IDLE_GRACE_MS = 500;
 
 /**
  * Graceful close of the HTTP server, bounded by `timeoutMs`. Install before the server listens (it follows every
@@ -18,7 +21,7 @@ export const IDLE_GRACE_MS = 500;
  *   are closed, and so is every connection that becomes idle afterwards;
  * - at `timeoutMs` whatever is still open is destroyed, so the close always ends.
  */
-export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number; idleGraceMs?: number }): () => Promise<void> {
+export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number }): () => Promise<void> {
   const server = app.server;
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
@@ -46,7 +49,7 @@ export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number
       const deadline = Date.now() + options.timeoutMs;
       let reaper: NodeJS.Timeout | undefined;
       try {
-        if (await closedBy(fastifyClosed, Math.min(deadline, Date.now() + (options.idleGraceMs ?? IDLE_GRACE_MS)))) return;
+        if (await closedBy(fastifyClosed, Math.min(deadline, Date.now() + IDLE_GRACE_MS))) return;
         closeIdleConnections();
         reaper = setInterval(closeIdleConnections, 100);
         if (await closedBy(fastifyClosed, deadline)) return;

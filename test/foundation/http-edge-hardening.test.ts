@@ -303,17 +303,23 @@ describe('shutdown', () => {
     expect(await Promise.race([closed, sleep(5_000).then(() => 'still closing')])).toBeLessThan(3_000);
   });
 
-  it('completes within the drain timeout even when a request never finishes', async () => {
+  it('completes within the drain timeout even when a request never finishes or a WebSocket client never answers', async () => {
     const stopping = await startTestPlatform({ workers: false, env: { TRELLIS_SHUTDOWN_TIMEOUT_MS: '1500' } });
     const stuck = await connectRaw(stopping.url);
     stuck.send(requestHead('POST', '/traces/calls/query', { 'Content-Type': 'application/json', 'Content-Length': 100, Authorization: `Bearer ${ADMIN_KEY}` }));
     const upgrade = await connectRaw(stopping.url);
     upgrade.send(requestHead('GET', '/elsewhere', WEBSOCKET_UPGRADE_HEADERS));
+    // A WebSocket client that will not answer the server's close frame (the server would wait 30 s for it).
+    const websocket = await connectRaw(stopping.url);
+    websocket.send(requestHead('GET', '/graphql/ws', { ...WEBSOCKET_UPGRADE_HEADERS, 'Sec-WebSocket-Protocol': 'graphql-transport-ws' }));
+    expect((await websocket.nextResponse()).status).toBe(101);
     await sleep(100);
     const started = Date.now();
     const closed = stopping.close().then(() => Date.now() - started);
     expect(await Promise.race([closed, sleep(6_000).then(() => 'still closing')])).toBeLessThan(4_000);
-    expect(await Promise.race([stuck.ended, sleep(1_000).then(() => 'still open')])).not.toBe('still open');
+    for (const connection of [stuck, websocket]) {
+      expect(await Promise.race([connection.ended, sleep(1_000).then(() => 'still open')])).not.toBe('still open');
+    }
   });
 
   it('ends `npm start` on SIGTERM within the drain timeout, whatever its clients hold open', async () => {
