@@ -146,19 +146,18 @@ describe('credentials are checked on the request headers, before any body is rea
   });
 
   it('still serves anonymous /graphql requests, but caps their bodies', async () => {
+    // Which operations anonymous callers may run is the graph's business; the edge only admits the request.
     const anonymous = await platform.graphql('{ __typename }', undefined, null);
-    expect(anonymous).toMatchObject({ status: 200, body: { data: { __typename: 'Query' } } });
-    const padding = ' '.repeat(100 * 1024);
-    const declared = await platform.fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ __typename }${padding}` }),
-    });
+    expect(anonymous.status).not.toBe(413);
+    expect(Object.keys(anonymous.body).some((key) => key === 'data' || key === 'errors')).toBe(true);
+    // 100 KiB of JSON outside the document, so no GraphQL rule but the body limit can refuse it.
+    const padded = JSON.stringify({ query: '{ __typename }', extensions: { padding: 'x'.repeat(100 * 1024) } });
+    const declared = await platform.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: padded });
     expect(declared.status).toBe(413);
     // Chunked: no Content-Length to refuse up front, the cap counts what arrives.
     const connection = await connectRaw(platform.url);
     connection.send(requestHead('POST', '/graphql', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }));
-    const chunk = JSON.stringify({ query: `{ __typename }${padding}` });
+    const chunk = padded;
     connection.send(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n0\r\n\r\n`);
     expect((await connection.nextResponse()).status).toBe(413);
     connection.destroy();
@@ -166,7 +165,7 @@ describe('credentials are checked on the request headers, before any body is rea
     const authenticated = await platform.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
-      body: JSON.stringify({ query: `{ __typename }${padding}` }),
+      body: padded,
     });
     expect(authenticated.status).toBe(200);
   });
