@@ -15,6 +15,14 @@ export interface PlatformConfig {
   bodyLimitBytes: number;
   /** Deepest nesting of objects and arrays accepted in JSON input (REST bodies, GraphQL variables and literals). */
   jsonMaxDepth: number;
+  /** Body limit of requests without a valid credential (anonymous /graphql), so anonymous clients cannot push big bodies. */
+  anonymousBodyLimitBytes: number;
+  /** Time a client has to send a whole request, headers and body (Node's requestTimeout; responses are not limited). */
+  requestTimeoutMs: number;
+  /** Time a client has to send the request headers (Node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** Graceful shutdown waits this long for in-flight requests, then closes the connections still open. */
+  shutdownTimeoutMs: number;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
   bootstrap: { apiKey: string; username: string; team: string; project: string } | undefined;
@@ -53,6 +61,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: integer(env, 'TRELLIS_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     jsonMaxDepth: integer(env, 'TRELLIS_JSON_MAX_DEPTH', DEFAULT_JSON_MAX_DEPTH, 8, 1000),
+    anonymousBodyLimitBytes: integer(env, 'TRELLIS_ANONYMOUS_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024 * 1024),
+    ...requestTimeouts(env),
+    shutdownTimeoutMs: integer(env, 'TRELLIS_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
     graphqlMaxDepth: integer(env, 'TRELLIS_GRAPHQL_MAX_DEPTH', 12, 2, 100),
     graphqlMaxCost: integer(env, 'TRELLIS_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
     bootstrap: bootstrapKey
@@ -79,6 +90,16 @@ export function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, 
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function requestTimeouts(env: NodeJS.ProcessEnv): { requestTimeoutMs: number; headersTimeoutMs: number } {
+  const requestTimeoutMs = integer(env, 'TRELLIS_REQUEST_TIMEOUT_MS', 300_000, 1_000, 3_600_000);
+  const headersTimeoutMs = integer(env, 'TRELLIS_HEADERS_TIMEOUT_MS', Math.min(60_000, requestTimeoutMs), 1_000, 3_600_000);
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`TRELLIS_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed TRELLIS_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  return { requestTimeoutMs, headersTimeoutMs };
 }
 
 function gatewayUrl(raw: string | undefined): string | undefined {

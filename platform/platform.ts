@@ -21,6 +21,7 @@ import { createModelLimiter } from './model-access/limits.js';
 import { connectDatabase, type DatabaseConnection } from './db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './db/embedded-postgres.js';
 import type { GraphQLContext } from './graphql/context.js';
+import { gracefulClose } from './http/graceful-close.js';
 import { createHttpServer } from './http/server.js';
 import { loadOrCreateSecretFile } from './internal-secret.js';
 import type { Logger } from './logger.js';
@@ -154,16 +155,17 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     });
     graph.bind(apollo);
     await http.mountGateway(apollo);
+    const closeHttp = gracefulClose(http.app, { timeoutMs: config.shutdownTimeoutMs });
     await http.app.listen({ host: config.host, port: config.port });
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
 
-    // Shutdown order: stop accepting and drain HTTP (Fastify waits for in-flight requests; Apollo's own drain
-    // plugin is not used because it closes the Fastify server a second time, which never resolves), then the
-    // gateway, workers, the pool, and PostgreSQL last.
+    // Shutdown order: stop accepting and drain HTTP (in-flight requests, at most TRELLIS_SHUTDOWN_TIMEOUT_MS; see
+    // http/graceful-close.ts. Apollo's own drain plugin is not used because it closes the Fastify server a second
+    // time, which never resolves), then the gateway, workers, the pool, and PostgreSQL last.
     cleanups.push({ step: 'gateway', run: () => apollo.stop() });
-    cleanups.push({ step: 'HTTP server', run: () => http.app.close() });
+    cleanups.push({ step: 'HTTP server', run: closeHttp });
     let closing: Promise<void> | undefined;
     return {
       url,

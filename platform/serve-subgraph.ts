@@ -13,6 +13,8 @@ import { connectDatabase } from './db/connection.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { loadOrCreateSecretFile } from './internal-secret.js';
 import { createLogger } from './logger.js';
+import { gracefulClose } from './http/graceful-close.js';
+import { requestTimeoutOptions } from './http/request-timeouts.js';
 import { serveSubscriptions } from './graphql/subscriptions-over-websocket.js';
 import { RemoteGraph, UnavailableGraph } from './graphql/platform-graph.js';
 import { createModelLimiter } from './model-access/limits.js';
@@ -37,7 +39,12 @@ const db = connectDatabase(config.databaseUrl, { max: config.databasePoolSize, a
 const graph = config.gatewayUrl ? new RemoteGraph(config.gatewayUrl, secret) : new UnavailableGraph();
 const subgraph = await module.start({ db, config, graph, logger, modelLimiter: createModelLimiter(config) });
 
-const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }) });
+const app = Fastify({
+  loggerInstance: logger as FastifyBaseLogger,
+  bodyLimit: config.bodyLimitBytes,
+  logController: new LogController({ disableRequestLogging: true }),
+  ...requestTimeoutOptions(config),
+});
 const apollo = new ApolloServer<GraphQLContext>({
   schema: subgraph.schema,
   introspection: true,
@@ -72,13 +79,14 @@ await app.register(fastifyApollo(apollo), {
 });
 // Subscription fields are served over graphql-ws (the gateway process runs them for streaming REST routes).
 const closeSubscriptions = subgraph.schema.getSubscriptionType() ? serveSubscriptions(app.server, subgraph.schema, secret, logger) : undefined;
+const closeHttp = gracefulClose(app, { timeoutMs: config.shutdownTimeoutMs });
 await app.listen({ host: config.host, port: config.port });
 logger.info({ subgraph: name, port: config.port }, 'subgraph service listening');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
     await closeSubscriptions?.();
-    await app.close(); // stops accepting and waits for in-flight requests
+    await closeHttp(); // stops accepting and drains in-flight requests (at most TRELLIS_SHUTDOWN_TIMEOUT_MS)
     await apollo.stop();
     await subgraph.stop();
     await authenticator.close();

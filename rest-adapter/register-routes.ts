@@ -75,8 +75,9 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
       ...(route.schema?.querystring ? { querystring: route.schema.querystring } : {}),
       ...(route.schema?.response ? { response: { [route.status ?? 200]: route.schema.response } } : {}),
     },
-    // Authentication runs before body validation, so an anonymous caller learns nothing about the schema.
-    preValidation: async (request) => {
+    // Authentication runs on the headers, before the body is read: an anonymous caller or a bad key is refused
+    // without reading (or inviting, with 100 Continue) a body, and learns nothing about the schema.
+    onRequest: async (request) => {
       const principal = await services.principalOf(request);
       if (principal === null || (principal === undefined && route.auth !== 'none')) throw new UnauthenticatedError(
         principal === null ? 'Invalid or revoked API key' : undefined,

@@ -5,6 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { signPrincipal, verifyPrincipal } from '../auth/internal-signature.js';
 import { TrellisError, trellisErrorFromGraphQL } from '../errors.js';
+import { handleUpgrades } from '../http/upgrade-paths.js';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
 
@@ -18,14 +19,12 @@ import type { GraphQLContext } from './context.js';
 export const SUBSCRIPTION_PATH = '/graphql/internal-ws';
 
 export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, secret: string, logger: Logger): () => Promise<void> {
-  // Upgrades are routed by hand: a WebSocketServer bound to the HTTP server answers 400 to every other path,
-  // which would break other WebSocket endpoints on the same server.
+  // Upgrades are routed by path (platform/http/upgrade-paths.ts): a WebSocketServer bound to the HTTP server would
+  // answer 400 to every other path, which would break other WebSocket endpoints on the same server.
   const sockets = new WebSocketServer({ noServer: true });
-  const onUpgrade = (request: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
-    if (request.url?.split('?')[0] !== SUBSCRIPTION_PATH) return;
+  const stopUpgrades = handleUpgrades(server, SUBSCRIPTION_PATH, (request, socket, head) => {
     sockets.handleUpgrade(request, socket, head, (client) => sockets.emit('connection', client, request));
-  };
-  server.on('upgrade', onUpgrade);
+  });
   // Per connection: the operations in flight, so a completed or dropped one aborts its context's signal.
   const inFlight = new WeakMap<object, Map<string, AbortController>>();
   const controllersOf = (socket: object) => {
@@ -75,7 +74,7 @@ export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, s
     sockets,
   );
   return async () => {
-    server.off('upgrade', onUpgrade);
+    stopUpgrades();
     await dispose.dispose();
     sockets.close();
   };

@@ -4,22 +4,23 @@ import fastifyApollo from '@as-integrations/fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { apiKeyFromAuthorization } from '../auth/credentials.js';
-import { PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-signature.js';
+import { credentialsFromAuthorization } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import type { PlatformConfig } from '../config.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Logger } from '../logger.js';
-import { invalidApiKeyError } from '../../gateway/gateway.js';
 import { registerRoutes } from '../../rest-adapter/register-routes.js';
 import type { RestRoute } from '../../rest-adapter/route.js';
 import type { SubscriptionExecutor } from '../../rest-adapter/sse.js';
 import type { LocalExecutor } from '../../rest-adapter/execute.js';
 import { ajv } from '../validation.js';
+import { admitBodiesAfterHeaders } from './body-admission.js';
 import { installErrorHandling } from './error-handler.js';
 import { registerGraphqlExplorer } from './graphql-explorer.js';
 import { installJsonBodyParser } from './json-body-parser.js';
+import { authenticateGraphQLRequests } from './graphql-authentication.js';
 import { registerMetrics } from './metrics.js';
+import { requestTimeoutOptions } from './request-timeouts.js';
 
 export interface HttpServerOptions {
   config: PlatformConfig;
@@ -61,6 +62,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...requestTimeoutOptions(options.config),
     ajv: { customOptions: { allErrors: true, coerceTypes: false, useDefaults: true, strict: false } },
   });
   // Validation uses the adapter's Ajv, so error items come out in the same pydantic shape everywhere.
@@ -83,6 +85,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     done();
   });
   app.decorateRequest('principal', null);
+  admitBodiesAfterHeaders(app, { anonymousBodyLimitBytes: options.config.anonymousBodyLimitBytes });
   // JSON APIs only: a text/plain body must be refused (415), not handed to validation as a string.
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
@@ -110,9 +113,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   });
 
   const principalOf = async (request: FastifyRequest): Promise<Principal | null | undefined> => {
-    const key = apiKeyFromAuthorization(request.headers.authorization);
-    if (key === undefined) return undefined;
-    return options.authenticate(key);
+    const credentials = credentialsFromAuthorization(request.headers.authorization);
+    if (credentials.kind === 'none') return undefined;
+    return credentials.kind === 'key' ? options.authenticate(credentials.key) : null;
   };
 
   let apolloServer: ApolloServer<GraphQLContext> | undefined;
@@ -131,21 +134,14 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     app,
     async mountGateway(apollo) {
       apolloServer = apollo;
-      await app.register(fastifyApollo(apollo), {
-        path: '/graphql',
-        context: async (request): Promise<GraphQLContext> => {
-          if (options.internalSecret && request.headers.authorization === undefined && request.headers[PRINCIPAL_HEADER] !== undefined) {
-            // A subgraph service acting for its caller (the identity the gateway signed for it in the first place).
-            try {
-              return { principal: verifyPrincipal(request.headers, options.internalSecret), requestId: String(request.id), logger: request.log };
-            } catch {
-              throw invalidApiKeyError();
-            }
-          }
-          const principal = await principalOf(request);
-          if (principal === null) throw invalidApiKeyError();
-          return { principal: principal ?? null, requestId: String(request.id), logger: request.log };
-        },
+      // In its own context, so the authentication hook applies to /graphql only.
+      await app.register(async (graphql) => {
+        graphql.addHook('onRequest', authenticateGraphQLRequests({ principalOf, internalSecret: options.internalSecret }));
+        await graphql.register(fastifyApollo(apollo), {
+          path: '/graphql',
+          // The caller was authenticated on the request headers, before the body was read.
+          context: async (request): Promise<GraphQLContext> => ({ principal: request.principal, requestId: String(request.id), logger: request.log }),
+        });
       });
     },
   };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../platform/auth/api-key.js';
-import { apiKeyFromAuthorization } from '../../platform/auth/credentials.js';
+import { apiKeyFromAuthorization, credentialsFromAuthorization } from '../../platform/auth/credentials.js';
 import { signPrincipal, verifyPrincipal } from '../../platform/auth/internal-signature.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
@@ -83,6 +83,10 @@ describe('credentials and the internal identity header', () => {
     expect(apiKeyFromAuthorization('Bearer abc')).toBe('abc');
     expect(apiKeyFromAuthorization(`Basic ${Buffer.from('api:xyz').toString('base64')}`)).toBe('xyz');
     expect(apiKeyFromAuthorization('Digest foo')).toBeUndefined();
+    // W&B's (and every Weave SDK's) Basic user is `api`: another user is a credential that can never be right.
+    expect(credentialsFromAuthorization(`Basic ${Buffer.from('mallory:xyz').toString('base64')}`)).toEqual({ kind: 'invalid' });
+    expect(apiKeyFromAuthorization(`Basic ${Buffer.from('mallory:xyz').toString('base64')}`)).toBeUndefined();
+    expect(credentialsFromAuthorization(undefined)).toEqual({ kind: 'none' });
     expect(apiKeyFromAuthorization(undefined)).toBeUndefined();
   });
 

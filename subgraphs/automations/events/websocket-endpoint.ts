@@ -6,6 +6,7 @@ import { apiKeyFromAuthorization } from '../../../platform/auth/credentials.js';
 import type { Principal } from '../../../platform/auth/principal.js';
 import { publicErrorHooks } from '../../../platform/graphql/graphql-ws-errors.js';
 import type { Logger } from '../../../platform/logger.js';
+import { handleUpgrades } from '../../../platform/http/upgrade-paths.js';
 import type { HttpExtension, SubgraphHttpContext } from '../../../platform/subgraph.js';
 import type { AutomationsServices } from '../services.js';
 import type { SubscriptionContext } from './subscription-context.js';
@@ -44,8 +45,7 @@ export function subscriptionEndpoint(schema: GraphQLSchema, services: Automation
       },
       wss,
     );
-    app.server.on('upgrade', (request, socket, head) => {
-      if (new URL(request.url ?? '/', 'http://localhost').pathname !== SUBSCRIPTIONS_PATH) return;
+    handleUpgrades(app.server, SUBSCRIPTIONS_PATH, (request, socket, head) => {
       wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
     });
     app.addHook('preClose', async () => {
