@@ -1,7 +1,5 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorResponse } from '../../rest-adapter/error-shapes.js';
-import { NotFoundError } from '../errors.js';
 
 /**
  * Once an HTTP server has an 'upgrade' listener, Node hands it every request that carries `Upgrade`, on any path,
@@ -43,7 +41,8 @@ function pathOf(url: string | undefined): string | undefined {
 function refuseUpgrade(socket: Duplex, message: string): void {
   // The client may be gone already: a write error must not escape as an unhandled 'error' event.
   socket.on('error', () => socket.destroy());
-  const body = JSON.stringify(errorResponse('platform', new NotFoundError(message)).body);
+  // The platform's own error shape (OpenAI-style, as rest-adapter/error-shapes.ts renders a NotFoundError for it).
+  const body = JSON.stringify({ error: { message, type: 'not_found_error', param: null, code: 'not_found' } });
   socket.end(
     `HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
