@@ -12,4 +12,4 @@ ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=build /app /app
 USER node
 EXPOSE 8080
-CMD ["node", "dist/platform/main.js"]
+CMD ["node", "dist/server/main.js"]

@@ -29,17 +29,17 @@ try {
   const common = { TRELLIS_BOOTSTRAP_API_KEY: KEY, HOST: '127.0.0.1', TRELLIS_INTERNAL_SECRET: secret, TRELLIS_DATA_DIR: dir };
 
   const onePort = await freePort();
-  services.push(startService('platform/main.js', [], { ...common, DATABASE_URL: oneProcessDb, PORT: String(onePort) }));
+  services.push(startService('server/main.js', [], { ...common, DATABASE_URL: oneProcessDb, PORT: String(onePort) }));
   const subgraphUrls: Record<string, string> = {};
   for (const subgraph of SUBGRAPHS) {
     const port = await freePort();
-    services.push(startService('platform/serve-subgraph.js', [subgraph.name], { ...common, DATABASE_URL: distributedDb, PORT: String(port) }));
+    services.push(startService('server/serve-subgraph.js', [subgraph.name], { ...common, DATABASE_URL: distributedDb, PORT: String(port) }));
     subgraphUrls[subgraph.name] = `http://127.0.0.1:${port}`;
   }
   await Promise.all(Object.values(subgraphUrls).map((url) => waitUntilOk(`${url}/healthz`)));
   const distPort = await freePort();
   services.push(
-    startService('platform/main.js', [], {
+    startService('server/main.js', [], {
       ...common,
       DATABASE_URL: distributedDb,
       PORT: String(distPort),

@@ -150,7 +150,7 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string): Pr
   await writeFile(modelsFile, JSON.stringify({ models }));
   const { pid, found } = await startProcess(
     process.execPath,
-    // BENCH_TRELLIS_MAIN: another build's dist/platform/main.js, to compare two versions with the same load.
+    // BENCH_TRELLIS_MAIN: another build's dist/server/main.js, to compare two versions with the same load.
     [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'platform', 'main.js')],
     {
       PORT: '0',

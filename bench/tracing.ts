@@ -5,7 +5,7 @@
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/tracing.js [--seconds 10] [--only ingest|aggregate]
  *
- * The platform runs in a child process (`dist/platform/main.js`) so that the load generator and the baselines in
+ * The platform runs in a child process (`dist/server/main.js`) so that the load generator and the baselines in
  * this process do not share its event loop. PostgreSQL: DATABASE_URL (a server URL) or an embedded cluster in a
  * temp dir. With DATABASE_URL, each run's database (trellis_bench_<time>) is kept on that server, and
  * `--only aggregate --reuse-db trellis_bench_<time>` measures again on its seeded rows without seeding anew.
@@ -69,7 +69,7 @@ async function main() {
     const port = await freePort();
     // BENCH_PLATFORM_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the platform process.
     const nodeArgs = (process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    child = spawn(process.execPath, [...nodeArgs, path.join(here, '../platform/main.js')], {
+    child = spawn(process.execPath, [...nodeArgs, path.join(here, '../server/main.js')], {
       env: {
         ...process.env,
         DATABASE_URL: databaseUrl,

@@ -17,7 +17,7 @@ import { loadConfig } from '../platform/config.js';
 import { createDatabase } from '../platform/db/connection.js';
 import { startEmbeddedPostgres } from '../platform/db/embedded-postgres.js';
 import { createLogger } from '../platform/logger.js';
-import { startPlatform, type RunningPlatform } from '../platform/platform.js';
+import { startPlatform, type RunningPlatform } from '../server/platform.js';
 import { DEFAULT_MODEL_DIR, runTrainingInWorker, type WorkerTrainingJob } from '../model-runtime/index.js';
 import { WarmTrainerPool } from '../subgraphs/training/trainer/warm-trainer-pool.js';
 import { fmt, summarize } from './support.js';

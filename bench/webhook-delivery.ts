@@ -5,7 +5,7 @@
  *   npm run build && node dist/bench/webhook-delivery.js
  *
  * PostgreSQL: DATABASE_URL (a server URL; a fresh database is created) or an embedded server in a temp dir.
- * Worker processes run `dist/platform/serve-subgraph.js automations` (automation engine + delivery worker).
+ * Worker processes run `dist/server/serve-subgraph.js automations` (automation engine + delivery worker).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -90,7 +90,7 @@ class Receiver {
 }
 
 function startWorker(databaseUrl: string, dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(here, '../platform/serve-subgraph.js'), 'automations'], {
+  const child = spawn(process.execPath, [path.join(here, '../server/serve-subgraph.js'), 'automations'], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

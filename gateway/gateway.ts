@@ -60,7 +60,7 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
     gateway,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    // The platform owns shutdown order (platform/main.ts); Apollo's own SIGTERM handler would race it.
+    // The platform owns shutdown order (server/main.ts); Apollo's own SIGTERM handler would race it.
     stopOnTerminationSignals: false,
     validationRules: [
       // Rejections are reported as validation errors (HTTP 400), not thrown (which Apollo turns into a 500).

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prefersHtml } from '../../platform/http/graphql-explorer.js';
+import { prefersHtml } from '../../server/http/graphql-explorer.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';

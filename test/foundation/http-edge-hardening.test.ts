@@ -324,7 +324,7 @@ describe('shutdown', () => {
   it('ends `npm start` on SIGTERM within the drain timeout, whatever its clients hold open', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const server = spawnEntry('platform/main.ts', [], {
+    const server = spawnEntry('server/main.ts', [], {
       DATABASE_URL: await createTestDatabase(),
       PORT: String(port),
       TRELLIS_BOOTSTRAP_API_KEY: ADMIN_KEY,

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
-import { startPlatform, type RunningPlatform, type StartPlatformOptions } from '../../platform/platform.js';
+import { startPlatform, type RunningPlatform, type StartPlatformOptions } from '../../server/platform.js';
 import type { IdentityServices } from '../../subgraphs/identity/services.js';
 import type { TeamRole } from '../../platform/auth/principal.js';
 import { createTestDatabase } from './database.js';

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../platform/config.js';
 import { REDACTED_PATHS } from '../../../platform/logger.js';
-import { startPlatform, type RunningPlatform } from '../../../platform/platform.js';
+import { startPlatform, type RunningPlatform } from '../../../server/platform.js';
 import { createTestDatabase } from '../../../test/support/database.js';
 import { ADMIN_KEY } from '../../../test/support/platform.js';
 import { Receiver } from './receiver.js';

@@ -8,7 +8,7 @@ import { Receiver } from '../../../subgraphs/automations/test/receiver.js';
 import { createTestDatabase } from '../../support/database.js';
 
 /**
- * The platform runs as a child process (`node --import tsx platform/main.ts`) on its own test database; the
+ * The platform runs as a child process (`node --import tsx server/main.ts`) on its own test database; the
  * receiver runs here. The child is SIGKILLed while deliveries are in flight (received, not yet answered), then
  * restarted on the same database.
  */
@@ -22,7 +22,7 @@ let child: ChildProcess | undefined;
 const children: ChildProcess[] = [];
 
 async function startChild(): Promise<string> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'platform/main.ts'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: path.resolve(import.meta.dirname, '../../..'),
     env: {
       ...process.env,

@@ -8,7 +8,7 @@ import { freePort } from '../../../platform/db/embedded-postgres.js';
 import { ADMIN_KEY, startTestPlatform, type TestPlatform } from '../../support/platform.js';
 
 /**
- * Distributed topology: the inference subgraph runs as its own service (platform/serve-subgraph.ts) and the
+ * Distributed topology: the inference subgraph runs as its own service (server/serve-subgraph.ts) and the
  * gateway process reaches it over HTTP for operations and over graphql-ws for the streaming subscription.
  */
 const SECRET = 'distributed-test-internal-secret-0123456789';
@@ -23,7 +23,7 @@ beforeAll(async () => {
     env: { TRELLIS_SUBGRAPH_URLS: `inference=http://127.0.0.1:${port}/graphql`, TRELLIS_INTERNAL_SECRET: SECRET },
   });
   const root = path.resolve(import.meta.dirname, '../../..');
-  service = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'platform/serve-subgraph.ts'), 'inference'], {
+  service = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/serve-subgraph.ts'), 'inference'], {
     cwd: root,
     env: {
       ...process.env,

@@ -18,7 +18,7 @@ afterAll(async () => {
 
 async function startOnce(dataDir: string) {
   const port = await freePort();
-  const platform = spawnEntry('platform/main.ts', [], {
+  const platform = spawnEntry('server/main.ts', [], {
     TRELLIS_DATA_DIR: dataDir,
     PORT: String(port),
     TRELLIS_BOOTSTRAP_API_KEY: KEY,

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const common = { ...TEST_ENV, DATABASE_URL: databaseUrl, TRELLIS_INTERNAL_SECRET: secret, HOST: '127.0.0.1', TRELLIS_BOOTSTRAP_API_KEY: ADMIN_KEY };
   for (const subgraph of SUBGRAPHS) {
     const port = await freePort();
-    const service = spawnEntry('platform/serve-subgraph.ts', [subgraph.name], { ...common, PORT: String(port) });
+    const service = spawnEntry('server/serve-subgraph.ts', [subgraph.name], { ...common, PORT: String(port) });
     processes.push(service);
     subgraphUrls[subgraph.name] = `http://127.0.0.1:${port}/graphql`;
   }
@@ -35,7 +35,7 @@ beforeAll(async () => {
     SUBGRAPHS.map((subgraph, index) => waitForHttp(subgraphUrls[subgraph.name]!.replace('/graphql', '/healthz'), processes[index]!, 90_000)),
   );
   const port = await freePort();
-  const gateway = spawnEntry('platform/main.ts', [], {
+  const gateway = spawnEntry('server/main.ts', [], {
     ...common,
     PORT: String(port),
     TRELLIS_SUBGRAPH_URLS: Object.entries(subgraphUrls).map(([name, url]) => `${name}=${url}`).join(','),

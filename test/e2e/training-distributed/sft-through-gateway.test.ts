@@ -19,10 +19,10 @@ beforeAll(async () => {
   const [trainingPort, gatewayPort] = [await freePort(), await freePort()];
   gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const common = { DATABASE_URL: databaseUrl, TRELLIS_INTERNAL_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', TRELLIS_BOOTSTRAP_API_KEY: ADMIN_KEY };
-  const training = spawnEntry('platform/serve-subgraph.ts', ['training'], { ...common, PORT: String(trainingPort), TRELLIS_GATEWAY_URL: `${gatewayUrl}/graphql` });
+  const training = spawnEntry('server/serve-subgraph.ts', ['training'], { ...common, PORT: String(trainingPort), TRELLIS_GATEWAY_URL: `${gatewayUrl}/graphql` });
   processes.push(training);
   await waitForHttp(`http://127.0.0.1:${trainingPort}/healthz`, training, 90_000);
-  const gateway = spawnEntry('platform/main.ts', [], {
+  const gateway = spawnEntry('server/main.ts', [], {
     ...common,
     PORT: String(gatewayPort),
     TRELLIS_SUBGRAPH_URLS: `training=http://127.0.0.1:${trainingPort}/graphql`,

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponse } from '../../rest-adapter/error-shapes.js';
 import { FAMILY_MOUNTS, type Family } from '../../rest-adapter/route.js';
-import { toValidationIssues } from '../validation.js';
-import { TrellisError, ValidationFailedError } from '../errors.js';
+import { toValidationIssues } from '../../platform/validation.js';
+import { TrellisError, ValidationFailedError } from '../../platform/errors.js';
 
 /**
  * Every error of the HTTP layer (body parsing, size, content type, schema validation, unknown path, deliberate

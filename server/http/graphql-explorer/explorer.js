@@ -1,4 +1,4 @@
-// The Trellis GraphQL explorer's page script (platform/http/graphql-explorer.ts serves it as a file: the page's
+// The Trellis GraphQL explorer's page script (server/http/graphql-explorer.ts serves it as a file: the page's
 // Content-Security-Policy allows no inline script). It asks for an API key once per browser tab, keeps it in
 // sessionStorage (never in a URL, never in GraphiQL's localStorage), then renders GraphiQL against /graphql with
 // `Authorization: Bearer <key>`, and runs subscriptions over graphql-ws at /graphql/ws (the key goes in the

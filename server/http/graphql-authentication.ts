@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-signature.js';
-import type { Principal } from '../auth/principal.js';
+import { PRINCIPAL_HEADER, verifyPrincipal } from '../../platform/auth/internal-signature.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import { invalidApiKeyError } from '../../gateway/gateway.js';
 
 export interface GraphQLAuthenticationOptions {

@@ -67,12 +67,12 @@ const SOURCES: AssetSource[] = [
 function ownAssetsDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 4; i++) {
-    for (const candidate of [join(dir, 'graphql-explorer'), join(dir, 'platform', 'http', 'graphql-explorer')]) {
+    for (const candidate of [join(dir, 'graphql-explorer'), join(dir, 'server', 'http', 'graphql-explorer')]) {
       if (existsSync(join(candidate, 'explorer.js'))) return candidate;
     }
     dir = resolve(dir, '..');
   }
-  throw new Error('GraphQL explorer files (platform/http/graphql-explorer/) not found');
+  throw new Error('GraphQL explorer files (server/http/graphql-explorer/) not found');
 }
 
 interface Asset {

@@ -7,20 +7,20 @@ import { subgraphByName } from '../subgraphs/index.js';
 import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import type { IdentityServices } from '../subgraphs/identity/services.js';
-import { verifyPrincipal } from './auth/internal-signature.js';
-import { ConfigError, loadConfig } from './config.js';
-import { connectDatabase } from './db/connection.js';
-import type { GraphQLContext } from './graphql/context.js';
-import { loadOrCreateSecretFile } from './internal-secret.js';
-import { createLogger } from './logger.js';
-import { gracefulClose } from './http/graceful-close.js';
-import { requestTimeoutOptions } from './http/request-timeouts.js';
-import { serveSubscriptions } from './graphql/subscriptions-over-websocket.js';
-import { RemoteGraph, UnavailableGraph } from './graphql/platform-graph.js';
-import { createModelLimiter } from './model-access/limits.js';
+import { verifyPrincipal } from '../platform/auth/internal-signature.js';
+import { ConfigError, loadConfig } from '../platform/config.js';
+import { connectDatabase } from '../platform/db/connection.js';
+import type { GraphQLContext } from '../platform/graphql/context.js';
+import { loadOrCreateSecretFile } from '../platform/internal-secret.js';
+import { createLogger } from '../platform/logger.js';
+import { gracefulClose } from '../platform/http/graceful-close.js';
+import { requestTimeoutOptions } from '../platform/http/request-timeouts.js';
+import { serveSubscriptions } from '../platform/graphql/subscriptions-over-websocket.js';
+import { RemoteGraph, UnavailableGraph } from '../platform/graphql/platform-graph.js';
+import { createModelLimiter } from '../platform/model-access/limits.js';
 
 /**
- * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/platform/serve-subgraph.js tracing`).
+ * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/server/serve-subgraph.js tracing`).
  * It trusts only callers that present the gateway's signed identity header.
  */
 const name = process.argv[2];
