@@ -302,7 +302,7 @@ describe('invalid queries are 422s that point into the body', () => {
     const calls = `query($q: TraceQueryInput, $sort: [CallSortInput!]) { project(entity: "trellis", name: "q") { calls(query: $q, sortBy: $sort) { nodes { id } } } }`;
     const issues = async (q: unknown, sort: unknown = null) => {
       const { body } = await platform.graphql(calls, { q, sort });
-      expect(body.errors?.[0]?.extensions?.code, JSON.stringify(body)).toBe('VALIDATION_FAILED');
+      expect(body.errors?.[0]?.extensions, JSON.stringify(body)).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED' });
       return body.errors[0].extensions.issues as { loc: (string | number)[]; msg: string }[];
     };
     expect(await issues({ expr: { eq: [{ literal: 1 }] } })).toEqual([expect.objectContaining({ loc: ['query', 'expr', 'eq'], msg: 'List should have at least 2 items' })]);

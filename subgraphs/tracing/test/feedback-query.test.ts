@@ -142,10 +142,10 @@ describe('feedback/create weave_ref', () => {
       expect(res.status).toBe(422);
       expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'weave_ref'], type: 'value_error' });
     }
-    const graphql = await platform.graphql('mutation($body: JSONObject!) { createFeedback(body: $body) { id } }', {
-      body: { project_id: P, weave_ref: 'weave:///trellis/other/call/f1', feedback_type: 'note', payload: {} },
+    const graphql = await platform.graphql('mutation($input: FeedbackCreateInput!) { createFeedback(input: $input) { id } }', {
+      input: { projectId: P, weaveRef: 'weave:///trellis/other/call/f1', feedbackType: 'note', payload: {} },
     });
-    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['body', 'weave_ref'] })] });
+    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [expect.objectContaining({ loc: ['input', 'weaveRef'] })] });
     expect((await traces(platform, '/feedback/query', { project_id: P })).body.result.length).toBe(before);
     // A ref into the project itself (call or object) is stored.
     for (const weave_ref of [callRef('f3'), `weave:///${P}/object/Judge:abc`]) {

@@ -36,7 +36,7 @@ describe('typed mutations', () => {
 
   it("reports the REST schema's rules at GraphQL paths, and REST still at the body's", async () => {
     const invalid = await platform.graphql(CREATE_FEEDBACK, { input: { projectId: 'no-slash', weaveRef: '', feedbackType: 'x', payload: {} } });
-    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED' });
     expect(invalid.body.errors[0].extensions.issues.map((issue: { loc: unknown }) => issue.loc)).toEqual([
       ['input', 'projectId'],
       ['input', 'weaveRef'],
@@ -189,17 +189,17 @@ describe('connections', () => {
       expect(atMax.body.errors, field).toBeUndefined();
       for (const first of [max + 1, -1]) {
         const beyond = await read(field, { first });
-        expect(beyond.body.errors[0].extensions, field).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ loc: ['first'], type: 'less_than_equal' }] });
+        expect(beyond.body.errors[0].extensions, field).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [{ loc: ['first'], type: 'less_than_equal' }] });
         expect(beyond.body.errors[0].message).toContain(String(max));
       }
       for (const after of ['not a cursor', encodeCursor(['a', 1]), encodeCursor(-5)]) {
         const foreign = await read(field, { after });
-        expect(foreign.body.errors[0].extensions, `${field} ${after}`).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ loc: ['after'], msg: 'Not a cursor of this list' }] });
+        expect(foreign.body.errors[0].extensions, `${field} ${after}`).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [{ loc: ['after'], msg: 'Not a cursor of this list' }] });
       }
     }
     const children = await platform.graphql(`query($first: Int) { project(entity: "trellis", name: "typed") { call(id: "parent") { children(first: $first) { nodes { id } } } } }`, {
       first: 10_001,
     });
-    expect(children.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ loc: ['first'] }] });
+    expect(children.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', issues: [{ loc: ['first'] }] });
   });
 });

@@ -154,14 +154,14 @@ describe('distributed topology: error codes', () => {
 
   // The same extensions as in one process (test/foundation/graphql-errors.test.ts): nothing says which service answered.
   it('carries catalogue codes, reasons and argument paths from subgraph services through the gateway', async () => {
-    const invalid = await post('mutation($body: JSONObject!) { startCall(body: $body) { id } }', { body: { start: { project_id: 'trellis/default' } } });
-    expect(invalid.errors![0]!.extensions).toEqual({
+    const start = { projectId: 'trellis/default', opName: '', startedAt: new Date().toISOString(), attributes: {}, inputs: {} };
+    const invalid = await post('mutation($input: CallStartInput!) { startCall(input: $input) { id } }', { input: start });
+    expect(invalid.errors![0]!.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
       reason: 'VALIDATION_FAILED',
       status: 422,
-      field: ['body', 'start', 'op_name'],
-      issues: expect.arrayContaining([{ loc: ['body', 'start', 'op_name'], msg: 'Field required', type: 'missing' }]),
-      param: 'start.op_name',
+      field: ['input', 'opName'],
+      issues: expect.arrayContaining([expect.objectContaining({ loc: ['input', 'opName'], type: 'string_too_short' })]),
     });
     const missing = await post('{ trainingModel(id: "no-such-model") { id } }');
     expect(missing.errors![0]!.extensions).toEqual({ code: 'NOT_FOUND', status: 404, param: 'model_id' });
