@@ -1,10 +1,9 @@
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
-import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../platform/graphql/context.js';
+import { limitedParseOptions, operationLimitRules, type OperationLimits } from '../platform/graphql/operation-limits.js';
 import type { Logger } from '../platform/logger.js';
 import { InProcessDataSource } from './in-process-data-source.js';
 import { maskUnexpectedErrors } from './plugins/mask-errors.js';
@@ -29,8 +28,8 @@ export interface GatewayOptions {
   supergraphSdl: string;
   topology: Topology;
   logger: Logger;
-  maxDepth: number;
-  maxCost: number;
+  /** Size, depth, cost, alias and introspection limits of one operation (the same on /graphql/ws). */
+  limits: OperationLimits;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
 }
 
@@ -62,25 +61,8 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
     includeStacktraceInErrorResponses: false,
     // The platform owns shutdown order (server/main.ts); Apollo's own SIGTERM handler would race it.
     stopOnTerminationSignals: false,
-    validationRules: [
-      // Rejections are reported as validation errors (HTTP 400), not thrown (which Apollo turns into a 500).
-      maxDepthRule({
-        n: options.maxDepth,
-        ignoreIntrospection: true,
-        exposeLimits: false,
-        errorMessage: `Query is nested too deeply: the limit is ${options.maxDepth} levels`,
-        propagateOnRejection: false,
-        onReject: [(context, error) => context?.reportError(error)],
-      }),
-      costLimitRule({
-        maxCost: options.maxCost,
-        ignoreIntrospection: true,
-        exposeLimits: false,
-        errorMessage: `Query is too expensive: the cost limit is ${options.maxCost}`,
-        propagateOnRejection: false,
-        onReject: [(context, error) => context?.reportError(error)],
-      }),
-    ],
+    parseOptions: limitedParseOptions(options.limits),
+    validationRules: operationLimitRules(options.limits),
     formatError: maskUnexpectedErrors(options.logger),
     // Apollo's landing page loads its UI from a CDN (blank offline); browsers get the platform's explorer instead.
     plugins: [ApolloServerPluginLandingPageDisabled(), rejectUnrunnableOperations(), ...(options.plugins ?? [])],

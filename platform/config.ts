@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { OperationLimits } from './graphql/operation-limits.js';
 import { DEFAULT_JSON_MAX_DEPTH } from './storable-input.js';
 
 /**
@@ -23,8 +24,8 @@ export interface PlatformConfig {
   headersTimeoutMs: number;
   /** Graceful shutdown waits this long for in-flight requests, then closes the connections still open. */
   shutdownTimeoutMs: number;
-  graphqlMaxDepth: number;
-  graphqlMaxCost: number;
+  /** What one GraphQL operation may ask for, on /graphql and /graphql/ws alike. */
+  graphqlLimits: OperationLimits;
   bootstrap: { apiKey: string; username: string; team: string; project: string } | undefined;
   /** Shared by gateway and subgraph processes to sign the caller's identity; generated into dataDir if unset. */
   internalSecret: string | undefined;
@@ -64,8 +65,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     anonymousBodyLimitBytes: integer(env, 'TRELLIS_ANONYMOUS_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024 * 1024),
     ...requestTimeouts(env),
     shutdownTimeoutMs: integer(env, 'TRELLIS_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
-    graphqlMaxDepth: integer(env, 'TRELLIS_GRAPHQL_MAX_DEPTH', 12, 2, 100),
-    graphqlMaxCost: integer(env, 'TRELLIS_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
+    graphqlLimits: {
+      maxDepth: integer(env, 'TRELLIS_GRAPHQL_MAX_DEPTH', 12, 2, 100),
+      maxCost: integer(env, 'TRELLIS_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
+      maxAliases: integer(env, 'TRELLIS_GRAPHQL_MAX_ALIASES', 50, 0, 10_000),
+      maxTokens: integer(env, 'TRELLIS_GRAPHQL_MAX_TOKENS', 20_000, 100, 1_000_000),
+    },
     bootstrap: bootstrapKey
       ? {
           apiKey: bootstrapKey,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { parse, type GraphQLSchema } from 'graphql';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import type { OperationLimits } from './graphql/operation-limits.js';
 import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -56,6 +57,8 @@ export interface SubgraphHttpContext {
    * Returns the unsubscribe function.
    */
   onPrincipalChanged(handler: (userId: string | null) => void): () => void;
+  /** The limits of one GraphQL operation, for endpoints that execute operations themselves (graphql-ws). */
+  operationLimits: OperationLimits;
 }
 export type HttpExtension = (app: FastifyInstance) => Promise<void> | void;
 

@@ -111,6 +111,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     const httpContext = {
       authenticate: (key: string) => authenticator.authenticate(key),
       onPrincipalChanged: (handler: (userId: string | null) => void) => authenticator.onPrincipalChanged(handler),
+  operationLimits: config.graphqlLimits,
     };
 
     const supergraphSdl = composeSupergraph(await printSubgraphs(modules), config.subgraphUrls);
@@ -149,8 +150,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       supergraphSdl,
       topology: topology.kind === 'in-process' ? { kind: 'in-process', schemas } : { ...topology, localSchemas: schemas },
       logger,
-      maxDepth: config.graphqlMaxDepth,
-      maxCost: config.graphqlMaxCost,
+      limits: config.graphqlLimits,
       plugins: [rejectUnstorableInput(config.jsonMaxDepth)],
     });
     graph.bind(apollo);

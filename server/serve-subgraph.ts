@@ -59,6 +59,7 @@ await authenticator.followChanges(config.databaseUrl, logger);
 const httpContext = {
   authenticate: (key: string) => authenticator.authenticate(key),
   onPrincipalChanged: (handler: (userId: string | null) => void) => authenticator.onPrincipalChanged(handler),
+  operationLimits: config.graphqlLimits,
 };
 for (const extension of subgraph.httpExtensions(httpContext)) {
   await extension(app);
