@@ -4,7 +4,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-fund --no-audit
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && node dist/server/dashboard/build.js && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

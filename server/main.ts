@@ -20,6 +20,7 @@ process.stdout.write(
   [
     '',
     `Trellis is running at ${url}`,
+    `  Dashboard              ${url}/ui/`,
     `  GraphQL (gateway)      ${url}/graphql  (open it in a browser: the GraphQL explorer)`,
     `  Tracing (Family A)     ${url}/traces`,
     `  Inference (Family B)   ${url}/inference/v1`,

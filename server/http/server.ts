@@ -17,6 +17,8 @@ import { ajv } from '../../platform/validation.js';
 import { admitBodiesAfterHeaders } from '../../platform/http/body-admission.js';
 import { installErrorHandling } from './error-handler.js';
 import { registerGraphqlExplorer } from './graphql-explorer.js';
+import { registerDashboard } from './dashboard.js';
+import { dashboardOutDir } from '../dashboard/paths.js';
 import { installJsonBodyParser } from '../../platform/http/json-body-parser.js';
 import { authenticateGraphQLRequests } from './graphql-authentication.js';
 import { registerMetrics } from '../../platform/http/metrics.js';
@@ -39,6 +41,8 @@ export interface HttpServerOptions {
    * (platform/graphql/platform-graph.ts). Without it, `/graphql` accepts API keys only.
    */
   internalSecret?: string;
+  /** The built dashboard (default: dist/dashboard of the repository), served under /ui/. */
+  dashboardDir?: string;
   /** Extra plugins to register once the core is set up (e.g. streaming routes of a family). */
   extensions?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -92,6 +96,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   installJsonBodyParser(app, { maxDepth: options.config.jsonMaxDepth });
   registerMetrics(app);
   registerGraphqlExplorer(app); // before the gateway: it serves the page on Apollo's GET /graphql route
+  registerDashboard(app, { dir: options.dashboardDir ?? dashboardOutDir() }); // `/` and `/ui/...`
 
   await app.register(swagger, {
     openapi: {

@@ -1,0 +1,21 @@
+/**
+ * The API key lives in this tab's session storage only: never in a URL, never logged, gone when the tab closes
+ * or on sign-out.
+ */
+const STORAGE_KEY = 'trellis.dashboard.apiKey';
+
+export function storedKey(): string | null {
+  try {
+    return sessionStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storeKey(key: string): void {
+  sessionStorage.setItem(STORAGE_KEY, key);
+}
+
+export function forgetKey(): void {
+  sessionStorage.removeItem(STORAGE_KEY);
+}

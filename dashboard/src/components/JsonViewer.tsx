@@ -1,0 +1,74 @@
+import { useState } from 'react';
+
+/**
+ * Collapsible JSON: objects and arrays are native <details> elements (keyboard: Tab to a key, Enter/Space to
+ * toggle), opened to `openDepth` levels. Long strings are clipped with a "show all" toggle.
+ */
+export function JsonViewer({ value, label, openDepth = 1 }: { value: unknown; label?: string; openDepth?: number }) {
+  return (
+    <div className="json-viewer" data-testid="json-viewer">
+      {value === undefined ? <span className="json-null">—</span> : <JsonNode name={label} value={value} depth={0} openDepth={openDepth} />}
+    </div>
+  );
+}
+
+function JsonNode({ name, value, depth, openDepth }: { name?: string; value: unknown; depth: number; openDepth: number }) {
+  const keyLabel = name !== undefined ? <span className="json-key">{name}</span> : null;
+  if (value !== null && typeof value === 'object') {
+    const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value);
+    const summary = Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
+    if (entries.length === 0) {
+      return (
+        <div className="json-leaf">
+          {keyLabel}
+          {keyLabel ? ': ' : null}
+          <span className="json-punct">{Array.isArray(value) ? '[]' : '{}'}</span>
+        </div>
+      );
+    }
+    return (
+      <details className="json-branch" open={depth < openDepth}>
+        <summary>
+          {keyLabel}
+          {keyLabel ? ' ' : null}
+          <span className="json-punct">{summary}</span>
+        </summary>
+        <div className="json-children">
+          {entries.map(([key, item]) => (
+            <JsonNode key={key} name={key} value={item} depth={depth + 1} openDepth={openDepth} />
+          ))}
+        </div>
+      </details>
+    );
+  }
+  return (
+    <div className="json-leaf">
+      {keyLabel}
+      {keyLabel ? ': ' : null}
+      <JsonScalar value={value} />
+    </div>
+  );
+}
+
+const CLIP = 300;
+
+function JsonScalar({ value }: { value: unknown }) {
+  const [expanded, setExpanded] = useState(false);
+  if (value === null) return <span className="json-null">null</span>;
+  if (typeof value === 'string') {
+    const clipped = !expanded && value.length > CLIP;
+    return (
+      <span className="json-string">
+        “{clipped ? `${value.slice(0, CLIP)}…` : value}”
+        {value.length > CLIP ? (
+          <button type="button" className="link-button" onClick={() => setExpanded(!expanded)}>
+            {expanded ? 'show less' : `show all ${value.length} characters`}
+          </button>
+        ) : null}
+      </span>
+    );
+  }
+  if (typeof value === 'number') return <span className="json-number">{value}</span>;
+  if (typeof value === 'boolean') return <span className="json-boolean">{String(value)}</span>;
+  return <span>{String(value)}</span>;
+}

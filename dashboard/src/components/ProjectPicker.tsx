@@ -1,0 +1,61 @@
+import { useQuery } from 'urql';
+import { DashboardTeamProjectsDocument } from '../graphql/generated';
+import { useSearchParams } from '../router';
+import { useSession } from '../viewer';
+
+/**
+ * A select of the projects in the viewer's teams, as `entity/project`. Controlled: the page keeps the choice
+ * (usually in the URL's `?project=`).
+ */
+export function ProjectPicker({ value, onChange, id = 'project-picker' }: { value: string | null; onChange: (project: string) => void; id?: string }) {
+  const { viewer } = useSession();
+  return (
+    <div className="field field-inline">
+      <label htmlFor={id}>Project</label>
+      <select id={id} value={value ?? ''} onChange={(event) => onChange(event.target.value)}>
+        {value ? null : <option value="">Choose a project…</option>}
+        {viewer.teams.map((membership) => (
+          <TeamProjectOptions key={membership.team} team={membership.team} />
+        ))}
+        {value && !value.includes('/') ? <option value={value}>{value}</option> : null}
+      </select>
+    </div>
+  );
+}
+
+function TeamProjectOptions({ team }: { team: string }) {
+  const [result] = useQuery({ query: DashboardTeamProjectsDocument, variables: { team } });
+  const projects = result.data?.team?.projects ?? [];
+  if (projects.length === 0) return null;
+  return (
+    <optgroup label={team}>
+      {projects.map((project) => (
+        <option key={project.fullName} value={project.fullName}>
+          {project.fullName}
+        </option>
+      ))}
+    </optgroup>
+  );
+}
+
+/** The project a page shows: `?project=` when given, else the first of the viewer's default entity's. */
+export function splitProject(fullName: string | null): { entity: string; project: string } | null {
+  if (!fullName) return null;
+  const slash = fullName.indexOf('/');
+  if (slash <= 0 || slash === fullName.length - 1) return null;
+  return { entity: fullName.slice(0, slash), project: fullName.slice(slash + 1) };
+}
+
+/**
+ * The page's project from `?project=entity/name`; without one, the first project of the viewer's first team
+ * (so a page opens on something). The setter keeps the rest of the query string out (filters belong to a project).
+ */
+export function useProjectParam(): [string | null, (project: string) => void] {
+  const { viewer } = useSession();
+  const [search, setSearch] = useSearchParams();
+  const explicit = search.get('project');
+  const firstTeam = viewer.teams[0]?.team ?? viewer.defaultEntity ?? null;
+  const [result] = useQuery({ query: DashboardTeamProjectsDocument, variables: { team: firstTeam ?? '' }, pause: Boolean(explicit) || !firstTeam });
+  const fallback = result.data?.team?.projects[0]?.fullName ?? null;
+  return [explicit ?? fallback, (project: string) => setSearch({ project }, { push: true })];
+}

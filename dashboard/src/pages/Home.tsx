@@ -1,0 +1,212 @@
+import { useEffect, useState } from 'react';
+import { useClient, type CombinedError } from 'urql';
+import { DataTable, type Column } from '../components/DataTable';
+import { formatDuration, formatNumber, relativeTime, StatusBadge, Time } from '../components/Format';
+import { PageHeader } from '../components/PageHeader';
+import { Empty, ErrorState, Loading } from '../components/States';
+import { HomeTeamDocument, type HomeTeamQuery } from '../graphql/generated';
+import { href, Link } from '../router';
+import { useSession } from '../viewer';
+
+type Team = NonNullable<HomeTeamQuery['team']>;
+type Project = Team['projects'][number];
+type RecentCall = Project['recentCalls']['nodes'][number] & { project: string };
+
+interface TeamResult {
+  name: string;
+  role: string;
+  team: Team | null;
+  error: CombinedError | null;
+}
+
+/** The viewer's teams (one HomeTeam query each, in parallel), re-read when the viewer changes. */
+function useTeams(): { teams: TeamResult[] | null; refresh: () => void } {
+  const client = useClient();
+  const { viewer } = useSession();
+  const [teams, setTeams] = useState<TeamResult[] | null>(null);
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    let cancelled = false;
+    void Promise.all(
+      viewer.teams.map(async (membership) => {
+        const result = await client.query(HomeTeamDocument, { team: membership.team }, { requestPolicy: 'network-only' }).toPromise();
+        return { name: membership.team, role: membership.role, team: result.data?.team ?? null, error: result.error ?? null };
+      }),
+    ).then((results) => {
+      if (!cancelled) setTeams(results);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [client, viewer, generation]);
+  return { teams, refresh: () => setGeneration((value) => value + 1) };
+}
+
+const projectColumns: Column<Project>[] = [
+  {
+    key: 'project',
+    header: 'Project',
+    render: (project) => <Link to={href('/traces', { project: project.fullName })}>{project.name}</Link>,
+    sortValue: (project) => project.name,
+  },
+  { key: 'calls', header: 'Calls', align: 'right', render: (project) => formatNumber(project.callCount), sortValue: (project) => project.callCount },
+  { key: 'traces', header: 'Traces', align: 'right', render: (project) => formatNumber(project.traceCount), sortValue: (project) => project.traceCount },
+  {
+    key: 'inference',
+    header: 'Inference requests',
+    align: 'right',
+    render: (project) => formatNumber(project.inferenceRequestCount),
+    sortValue: (project) => project.inferenceRequestCount,
+  },
+  {
+    key: 'models',
+    header: 'Training models',
+    align: 'right',
+    render: (project) => formatNumber(project.trainingModelCount),
+    sortValue: (project) => project.trainingModelCount,
+  },
+  { key: 'runs', header: 'Runs', align: 'right', render: (project) => formatNumber(project.runCount), sortValue: (project) => project.runCount },
+  { key: 'created', header: 'Created', render: (project) => <Time value={project.createdAt} />, sortValue: (project) => project.createdAt },
+];
+
+const recentColumns: Column<RecentCall>[] = [
+  {
+    key: 'op',
+    header: 'Trace',
+    render: (call) => {
+      const [entity = '', project = ''] = call.project.split('/');
+      return <Link to={`/traces/${encodeURIComponent(entity)}/${encodeURIComponent(project)}/${encodeURIComponent(call.traceId ?? call.id)}`}>{callName(call)}</Link>;
+    },
+  },
+  { key: 'project', header: 'Project', render: (call) => call.project },
+  { key: 'status', header: 'Status', render: (call) => <StatusBadge status={call.status} /> },
+  { key: 'latency', header: 'Latency', align: 'right', render: (call) => formatDuration(call.latencyMs) },
+  {
+    key: 'started',
+    header: 'Started',
+    render: (call) => (
+      <span title={call.startedAt ?? undefined}>
+        {relativeTime(call.startedAt)}
+      </span>
+    ),
+  },
+];
+
+export function callName(call: { opName?: string | null; displayName?: string | null; id: string }): string {
+  if (call.displayName) return call.displayName;
+  if (!call.opName) return call.id;
+  // weave:///entity/project/op/name:digest → name
+  const match = /\/op\/([^:/]+)(?::[^/]*)?$/.exec(call.opName);
+  return match ? match[1]! : call.opName;
+}
+
+export default function Home() {
+  const { viewer } = useSession();
+  const { teams, refresh } = useTeams();
+
+  const header = (
+    <PageHeader
+      title="Home"
+      description={`Teams and projects ${viewer.username} can see, with what each holds, and the latest traces.`}
+      actions={
+        <button type="button" className="button" onClick={refresh}>
+          Refresh
+        </button>
+      }
+    />
+  );
+  if (viewer.teams.length === 0) {
+    return (
+      <>
+        {header}
+        <Empty title="You are not a member of any team yet.">A team admin can add you (Settings → Team members), or an operator with <code>npm run cli -- team add-member</code>.</Empty>
+      </>
+    );
+  }
+  if (!teams) {
+    return (
+      <>
+        {header}
+        <Loading label="Loading your teams…" />
+      </>
+    );
+  }
+
+  const projects = teams.flatMap((result) => result.team?.projects ?? []);
+  const recent: RecentCall[] = projects
+    .flatMap((project) => project.recentCalls.nodes.map((call) => ({ ...call, project: project.fullName })))
+    .sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? ''))
+    .slice(0, 10);
+  const totals = {
+    teams: teams.length,
+    projects: projects.length,
+    calls: projects.reduce((sum, project) => sum + project.callCount, 0),
+    inference: projects.reduce((sum, project) => sum + project.inferenceRequestCount, 0),
+    models: projects.reduce((sum, project) => sum + project.trainingModelCount, 0),
+    webhooks: teams.reduce((sum, result) => sum + (result.team?.webhookCount ?? 0), 0),
+  };
+
+  return (
+    <>
+      {header}
+      <section aria-labelledby="totals-heading" className="section">
+        <h2 id="totals-heading" className="visually-hidden">
+          Totals
+        </h2>
+        <dl className="stat-grid">
+          <Stat label="Teams" value={totals.teams} />
+          <Stat label="Projects" value={totals.projects} />
+          <Stat label="Calls traced" value={totals.calls} />
+          <Stat label="Inference requests" value={totals.inference} />
+          <Stat label="Training models" value={totals.models} />
+          <Stat label="Webhooks" value={totals.webhooks} />
+        </dl>
+      </section>
+
+      <section aria-labelledby="recent-heading" className="section card">
+        <h2 id="recent-heading">Recent traces</h2>
+        {recent.length === 0 ? (
+          <Empty title="No traces yet.">
+            Send some with the Weave SDK: <code>WF_TRACE_SERVER_URL={window.location.origin}/traces</code>.
+          </Empty>
+        ) : (
+          <DataTable caption="Recent traces across your projects" columns={recentColumns} rows={recent} rowKey={(call) => `${call.project}/${call.id}`} />
+        )}
+      </section>
+
+      {teams.map((result) => (
+        <section key={result.name} aria-labelledby={`team-${result.name}`} className="section card" data-team={result.name}>
+          <div className="card-header">
+            <h2 id={`team-${result.name}`}>
+              Team <span className="mono">{result.name}</span>
+            </h2>
+            <span className="badge">{result.role.toLowerCase()}</span>
+            {result.team ? (
+              <span className="muted">
+                {result.team.members.length} {result.team.members.length === 1 ? 'member' : 'members'} · {formatNumber(result.team.webhookCount)}{' '}
+                {result.team.webhookCount === 1 ? 'webhook' : 'webhooks'}
+              </span>
+            ) : null}
+          </div>
+          {result.error ? <ErrorState error={result.error} title={`Could not load team ${result.name}`} /> : null}
+          {result.team ? (
+            result.team.projects.length === 0 ? (
+              <Empty title="No projects in this team yet.">Projects are created on first use by the SDKs, or with createProject.</Empty>
+            ) : (
+              <DataTable caption={`Projects of team ${result.name}`} columns={projectColumns} rows={result.team.projects} rowKey={(project) => project.fullName} />
+            )
+          ) : null}
+        </section>
+      ))}
+    </>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: number }) {
+  return (
+    <div className="stat">
+      <dt>{label}</dt>
+      <dd>{formatNumber(value)}</dd>
+    </div>
+  );
+}
