@@ -24,7 +24,10 @@ import { JSONObjectScalar, JSONScalar } from './scalars.js';
  * - `graphqlField` on a property schema: its GraphQL field name when camelCase of the wire key is not wanted;
  * - `graphqlExtra` on an object schema: a JSONObject field that carries the wire keys the schema does not declare
  *   (free-form by nature, e.g. backend-specific sampling parameters), so `additionalProperties` survive the trip;
- * - `graphqlValues` on a string enum: a description per wire value (`{asc: 'Smallest first'}`).
+ * - `graphqlValues` on a string enum: a description per wire value (`{asc: 'Smallest first'}`);
+ * - `graphqlInternalNames: true` on a string enum: inside the server its values are the GraphQL names (`USER`, not
+ *   `user`; `toWire` still answers wire values), so coercing an already coerced value again is harmless. Needed for
+ *   enums in a subscription's arguments run by graphql-jit, which re-coerces the coerced variables for every event.
  * Free-form data (objects without properties, `Type.Unknown()`) become `JSONObject` / `JSON` fields; a required
  * `Type.Unknown()` is a nullable `JSON` field, since null is one of the values it admits on the wire.
  */
@@ -164,7 +167,8 @@ function enumPlan(schema: TSchema, where: string): Extract<Plan, { kind: 'enum' 
     return known;
   }
   const toGraphQL = new Map(values.map((value) => [value, enumName(value)]));
-  const type = Object.fromEntries(values.map((value) => [enumName(value), value]));
+  const internal = (value: unknown) => (schema.graphqlInternalNames === true ? enumName(value) : value);
+  const type = Object.fromEntries(values.map((value) => [enumName(value), internal(value)]));
   const valueDescriptions = (schema.graphqlValues ?? {}) as Record<string, string>;
   registerEnumType(type, {
     name,

@@ -6,6 +6,7 @@ import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import type { TrainingDatabase } from './db/database.js';
 import { trainingMigrations } from './db/migrations/index.js';
+import { AT_REQUEST, TrainingChatCompletionInput } from './chat/chat-completion.input.js';
 import { CheckpointChatResolver } from './chat/checkpoint-chat.resolver.js';
 import { CheckpointChatService } from './chat/checkpoint-chat.service.js';
 import { CompletionAccounting, UsageEventPublisher } from './chat/completion-accounting.js';
@@ -70,8 +71,10 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     await services.usageEvents.close();
   },
   subscriptions: ({ chat }) => ({
-    trainingChatCompletionChunks: (args, context) =>
-      chat.stream({ principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal }, args.request),
+    trainingChatCompletionChunks: (args, context) => {
+      const caller = { principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal };
+      return TrainingChatCompletionInput.handle(args.request, AT_REQUEST, (wire) => chat.stream(caller, wire));
+    },
   }),
   references: () => ({ Project: passThroughReference }),
 });

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { JobKind, JobStatus, TrainingDatabase } from './db/database.js';
+import { olderThan, positionOf, type NewestFirstPosition } from './newest-first.js';
+import { isUuid } from './uuid.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Ids come from URLs: anything that is not a uuid cannot name a row (and must not reach Postgres as one). */
-export const isUuid = (value: string): boolean => UUID.test(value);
+export { isUuid };
 
 export type TrainingDb = Kysely<TrainingDatabase> | Transaction<TrainingDatabase>;
 
@@ -68,6 +68,18 @@ export class TrainingStore {
       .where('project', '=', project)
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /** A page of a project's models, newest first (one row more than the page, for hasNextPage). */
+  async modelsOfProject(entity: string, project: string, after: NewestFirstPosition | null, limit: number): Promise<(ModelRow & { position: string })[]> {
+    let query = this.db
+      .selectFrom('models')
+      .select(MODEL_COLUMNS)
+      .select(positionOf('models').as('position'))
+      .where('entity', '=', entity)
+      .where('project', '=', project);
+    if (after) query = query.where(olderThan('models', after));
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
   async model(id: string, db: TrainingDb = this.db): Promise<ModelRow | undefined> {
@@ -155,13 +167,15 @@ export class TrainingStore {
       .execute();
   }
 
-  async trajectoryLogs(modelId: string, split: string | null, limit: number) {
+  async trajectoryLogs(modelId: string, split: string | null, after: NewestFirstPosition | null, limit: number) {
     let query = this.db
       .selectFrom('trajectory_logs')
       .select(['id', 'split', 'trajectory_groups', 'created_at'])
+      .select(positionOf('trajectory_logs').as('position'))
       .where('model_id', '=', modelId);
     if (split !== null) query = query.where('split', '=', split);
-    return query.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+    if (after) query = query.where(olderThan('trajectory_logs', after));
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
   async insertJob(
@@ -197,15 +211,45 @@ export class TrainingStore {
     return trx.selectFrom('jobs').select(JOB_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
   }
 
-  async jobsOfModel(modelId: string, limit: number): Promise<JobRow[]> {
-    return this.db
+  /** A page of a model's jobs, newest first. */
+  async jobsOfModel(modelId: string, after: NewestFirstPosition | null, limit: number): Promise<(JobRow & { position: string })[]> {
+    let query = this.db.selectFrom('jobs').select(JOB_COLUMNS).select(positionOf('jobs').as('position')).where('model_id', '=', modelId);
+    if (after) query = query.where(olderThan('jobs', after));
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  /** A page of the jobs of a project's models, newest first, optionally of one status. */
+  async jobsOfProject(
+    project: { entity: string; name: string },
+    options: { status: JobStatus | null; after: NewestFirstPosition | null; limit: number },
+  ): Promise<(JobRow & { position: string })[]> {
+    let query = this.db
       .selectFrom('jobs')
-      .select(JOB_COLUMNS)
-      .where('model_id', '=', modelId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .limit(limit)
+      .innerJoin('models', 'models.id', 'jobs.model_id')
+      .select(JOB_COLUMNS.map((column) => `jobs.${column}` as const))
+      .select(positionOf('jobs').as('position'))
+      .where('models.entity', '=', project.entity)
+      .where('models.project', '=', project.name);
+    if (options.status) query = query.where('jobs.status', '=', options.status);
+    if (options.after) query = query.where(olderThan('jobs', options.after));
+    return query.orderBy('jobs.created_at', 'desc').orderBy('jobs.id', 'desc').limit(options.limit).execute();
+  }
+
+  /** The metrics of every optimizer step of a job (its gradient_step events), in order. */
+  async stepMetrics(jobId: string): Promise<{ data: Record<string, unknown>; created_at: Date }[]> {
+    return this.db
+      .selectFrom('job_events')
+      .select(['data', 'created_at'])
+      .where('job_id', '=', jobId)
+      .where('type', '=', 'gradient_step')
+      .orderBy('seq')
       .execute();
+  }
+
+  /** The model's highest checkpoint step (the one `latest` names), or null without checkpoints. */
+  async latestStep(modelId: string): Promise<number | null> {
+    const row = await this.db.selectFrom('checkpoints').select((eb) => eb.fn.max('step').as('step')).where('model_id', '=', modelId).executeTakeFirst();
+    return row?.step ?? null;
   }
 
   async updateJob(

@@ -2,10 +2,9 @@ import type { Principal } from '../../platform/auth/principal.js';
 import { isTeamMember } from '../../platform/auth/principal.js';
 import { ForbiddenError, NotFoundError, ValidationFailedError, type ValidationIssue } from '../../platform/errors.js';
 import { validateOrThrow } from '../../platform/validation.js';
+import { decodeCursor, encodeCursor, pageSize, toConnection, type Connection } from '../../platform/graphql/connection.js';
 import {
   CheckpointDeleteBody,
-  CheckpointListQuery,
-  JobEventsQuery,
   ModelCreateBody,
   RlJobCreateBody,
   SftJobCreateBody,
@@ -17,16 +16,34 @@ import { TRAINING_RUN_KILLED_EVENT } from '../../platform/events/contracts.js';
 import { enqueueTrainingJob } from './job/job-queue.js';
 import { publishTrainingEvent } from './job/training-run-events.js';
 import type { SftDatasetResolver } from './sft/dataset-resolver.js';
+import type { JobStatus } from './db/database.js';
+import { decodePosition, encodePosition } from './newest-first.js';
 import type { CheckpointRow, JobEventRow, JobRow, ModelRow, TrainingStore } from './store.js';
+import { isUuid } from './uuid.js';
 
 export const CANCELLED_MESSAGE = 'Training job was cancelled';
 
-export interface Page<T> {
-  data: T[];
-  firstId: string | null;
-  lastId: string | null;
-  hasMore: boolean;
+/** Page sizes of the training connections (the REST routes' limits are the same). */
+export const PAGES = {
+  checkpoints: { default: 20, max: 100 },
+  jobs: { default: 20, max: 100 },
+  events: { default: 100, max: 1000 },
+  trajectoryLogs: { default: 20, max: 100 },
+  models: { default: 20, max: 100 },
+} as const;
+
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
 }
+
+/**
+ * Checkpoint and event cursors hold the id of the row they follow (the REST API's `after` is that id, and the route
+ * encodes it as a cursor); the service finds the row's position in the list.
+ */
+const isRowId = (value: unknown): value is string => typeof value === 'string' && isUuid(value);
+const afterId = (after: string | null | undefined): string | null => decodeCursor(after, isRowId);
+const notInList = (msg: string) => new ValidationFailedError([{ loc: ['after'], msg, type: 'value_error' }], msg);
 
 /**
  * Domain logic of Family C: models, checkpoints, trajectory logs and training jobs. Every write runs in one
@@ -87,20 +104,19 @@ export class TrainingService {
     });
   }
 
-  /** Cursor pagination by step: `after` is the id of the last checkpoint seen (in the same order). */
-  async checkpoints(modelId: string, query: unknown): Promise<Page<CheckpointRow>> {
-    const { after, limit = 20, order = 'asc' } = validateOrThrow(CheckpointListQuery, query ?? {}, 'querystring');
+  /** A page of the model's checkpoints by step, in `order`; the cursor of a checkpoint is its id. */
+  async checkpoints(modelId: string, args: PageArgs & { order?: 'asc' | 'desc' | null }): Promise<Connection<CheckpointRow>> {
+    const size = pageSize(args.first, PAGES.checkpoints);
+    const after = afterId(args.after);
     let afterStep: number | null = null;
-    if (after !== undefined) {
+    if (after !== null) {
       const cursor = await this.store.checkpoint(after);
-      if (!cursor || cursor.model_id !== modelId) {
-        throw new ValidationFailedError([{ loc: ['query', 'after'], msg: `No checkpoint ${after} in this model`, type: 'value_error' }]);
-      }
+      if (!cursor || cursor.model_id !== modelId) throw notInList(`No checkpoint ${after} in this model`);
       afterStep = cursor.step;
     }
     // One extra row says whether there is a next page.
-    const rows = await this.store.checkpoints(modelId, { afterStep, limit: limit + 1, order });
-    return pageOf(rows, limit);
+    const rows = await this.store.checkpoints(modelId, { afterStep, limit: size + 1, order: args.order ?? 'asc' });
+    return toConnection(rows, size, { cursorOf: (row) => encodeCursor(row.id), toNode: (row) => row, after: args.after });
   }
 
   /** Deletes the listed steps in one transaction; steps that do not exist are reported, the others deleted. */
@@ -180,22 +196,50 @@ export class TrainingService {
     return job;
   }
 
-  async jobs(principal: Principal, modelId: string, limit: number): Promise<JobRow[]> {
+  /** A page of the model's jobs, newest first. */
+  async jobs(principal: Principal, modelId: string, args: PageArgs): Promise<Connection<JobRow>> {
+    const size = pageSize(args.first, PAGES.jobs);
+    const after = decodePosition(args.after);
     await this.model(principal, modelId);
-    return this.store.jobsOfModel(modelId, Math.min(Math.max(limit, 1), 100));
+    return toConnection(await this.store.jobsOfModel(modelId, after, size + 1), size, { cursorOf: encodePosition, toNode: (row) => row, after: args.after });
   }
 
-  async jobEvents(jobId: string, query: unknown): Promise<Page<JobEventRow>> {
-    const { after, limit = 100 } = validateOrThrow(JobEventsQuery, query ?? {}, 'querystring');
+  /** A page of the jobs of a project's models, newest first (the caller's access to the project is checked by the resolver). */
+  async projectJobs(project: { entity: string; name: string }, args: PageArgs & { status?: JobStatus | null }): Promise<Connection<JobRow>> {
+    const size = pageSize(args.first, PAGES.jobs);
+    const after = decodePosition(args.after);
+    const rows = await this.store.jobsOfProject(project, { status: args.status ?? null, after, limit: size + 1 });
+    return toConnection(rows, size, { cursorOf: encodePosition, toNode: (row) => row, after: args.after });
+  }
+
+  /** A page of a project's models, newest first. */
+  async projectModels(project: { entity: string; name: string }, args: PageArgs): Promise<Connection<ModelRow>> {
+    const size = pageSize(args.first, PAGES.models);
+    const after = decodePosition(args.after);
+    const rows = await this.store.modelsOfProject(project.entity, project.name, after, size + 1);
+    return toConnection(rows, size, { cursorOf: encodePosition, toNode: (row) => row, after: args.after });
+  }
+
+  /** A page of the model's trajectory logs, newest first, optionally of one split. */
+  async trajectoryLogs(modelId: string, args: PageArgs & { split?: string | null }) {
+    const size = pageSize(args.first, PAGES.trajectoryLogs);
+    const after = decodePosition(args.after);
+    const rows = await this.store.trajectoryLogs(modelId, args.split ?? null, after, size + 1);
+    return toConnection(rows, size, { cursorOf: encodePosition, toNode: (row) => row, after: args.after });
+  }
+
+  /** A page of the job's events in order; the cursor of an event is its id. */
+  async jobEvents(jobId: string, args: PageArgs): Promise<Connection<JobEventRow>> {
+    const size = pageSize(args.first, PAGES.events);
+    const after = afterId(args.after);
     let afterSeq: number | null = null;
-    if (after !== undefined) {
+    if (after !== null) {
       const seq = await this.store.jobEventSeq(jobId, after);
-      if (seq === undefined) {
-        throw new ValidationFailedError([{ loc: ['query', 'after'], msg: `No event ${after} in this job`, type: 'value_error' }]);
-      }
+      if (seq === undefined) throw notInList(`No event ${after} in this job`);
       afterSeq = seq;
     }
-    return pageOf(await this.store.jobEvents(jobId, afterSeq, limit + 1), limit);
+    const rows = await this.store.jobEvents(jobId, afterSeq, size + 1);
+    return toConnection(rows, size, { cursorOf: (row) => encodeCursor(row.id), toNode: (row) => row, after: args.after });
   }
 
   /**
@@ -219,11 +263,6 @@ export class TrainingService {
       return { ...job, status: 'CANCELLED', training_end: now };
     });
   }
-}
-
-function pageOf<T extends { id: string }>(rows: T[], limit: number): Page<T> {
-  const data = rows.slice(0, limit);
-  return { data, firstId: data[0]?.id ?? null, lastId: data.at(-1)?.id ?? null, hasMore: rows.length > limit };
 }
 
 /**

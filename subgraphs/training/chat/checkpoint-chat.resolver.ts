@@ -3,20 +3,23 @@ import { requirePrincipal } from '../../../platform/auth/authorize.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { TrainingServices } from '../services.js';
+import { AT_REQUEST, TrainingChatCompletionInput } from './chat-completion.input.js';
+import { TrainingChatCompletion, toTrainingChatCompletion } from './chat-completion.type.js';
 
 @Resolver()
 export class CheckpointChatResolver {
   constructor(private readonly services: TrainingServices) {}
 
-  @Mutation(() => JSONObjectScalar, {
+  @Mutation(() => TrainingChatCompletion, {
     description:
-      'OpenAI chat completion against a base model or a checkpoint (wandb-artifact:///entity/project/name:step<N>|latest); logprobs when asked',
+      'OpenAI chat completion against a base model or a checkpoint (wandb-artifact:///entity/project/name:step<N>|latest); logprobs when asked. Also at POST /training/v1/chat/completions',
   })
-  createTrainingChatCompletion(
-    @Arg('request', () => JSONObjectScalar) request: Record<string, unknown>,
+  async createTrainingChatCompletion(
+    @Arg('request', () => TrainingChatCompletionInput.type, { description: 'The chat-completions request' }) request: unknown,
     @Ctx() context: GraphQLContext,
-  ): Promise<Record<string, unknown>> {
-    return this.services.chat.complete({ principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal }, request);
+  ): Promise<TrainingChatCompletion> {
+    const caller = { principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal };
+    return toTrainingChatCompletion(await TrainingChatCompletionInput.handle(request, AT_REQUEST, (wire) => this.services.chat.complete(caller, wire)));
   }
 
   /**
@@ -25,7 +28,8 @@ export class CheckpointChatResolver {
    * subgraph and writes server-sent events.
    */
   @Subscription(() => JSONObjectScalar, {
-    description: 'OpenAI chat completion chunks from a base model or a checkpoint, as they are generated (server-sent events over REST)',
+    description:
+      'OpenAI chat completion chunks (chat.completion.chunk objects, as OpenAI streams them) from a base model or a checkpoint, as they are generated. Also at POST /training/v1/chat/completions with stream: true (server-sent events)',
     // The event source needs the subgraph's services: it is bound in index.ts (`subscriptions`).
     subscribe: () => {
       throw new Error('trainingChatCompletionChunks is bound by the training subgraph');
@@ -33,7 +37,7 @@ export class CheckpointChatResolver {
   })
   trainingChatCompletionChunks(
     @Root() chunk: Record<string, unknown>,
-    @Arg('request', () => JSONObjectScalar) _request: Record<string, unknown>,
+    @Arg('request', () => TrainingChatCompletionInput.type, { description: 'The chat-completions request (stream is implied)' }) _request: unknown,
   ): Record<string, unknown> {
     return chunk;
   }

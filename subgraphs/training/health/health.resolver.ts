@@ -1,32 +1,32 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { TrainingServices } from '../services.js';
 import { queueStats } from '../job/job-queue.js';
 import type { JobVisibility } from '../store.js';
-import { PublicCheckError, runSystemCheck, type SystemCheckReport } from './system-check.js';
+import { TrainingHealth, TrainingSystemCheck, toTrainingSystemCheck } from './health.type.js';
+import { PublicCheckError, runSystemCheck } from './system-check.js';
 
 /** Health endpoints need no API key (load balancers and the ART client call them anonymously). */
 @Resolver()
 export class TrainingHealthResolver {
   constructor(private readonly services: TrainingServices) {}
 
-  @Query(() => JSONObjectScalar, { description: 'Liveness of the training API: {status: "ok"}' })
-  trainingHealth(): Record<string, unknown> {
-    return { status: 'ok' };
+  @Query(() => TrainingHealth, { description: 'Liveness of the training API (needs no API key). Also at GET /training/v1/health' })
+  trainingHealth(): TrainingHealth {
+    return Object.assign(new TrainingHealth(), { status: 'ok' });
   }
 
-  @Query(() => JSONObjectScalar, {
+  @Query(() => TrainingSystemCheck, {
     description:
-      'Per-check results (api, database, job store, job queue, workers): success, duration (s), errors; details (job counts of the caller\'s teams) only with an API key',
+      "Per-check results (api, database, job store, job queue, workers): success, duration (s), errors; details (job counts of the caller's teams) only with an API key. Also at GET /training/v1/system-check",
   })
-  trainingSystemCheck(@Ctx() context: GraphQLContext): Promise<SystemCheckReport> {
+  async trainingSystemCheck(@Ctx() context: GraphQLContext): Promise<TrainingSystemCheck> {
     const { store, config } = this.services;
     // Anonymous callers (load balancers, the ART client's probe) learn whether each check passed, never counts;
     // a caller with a key gets counts of their own teams' jobs (a platform admin: all of them).
     const viewer = context.principal;
     const visible: JobVisibility = viewer?.isAdmin ? 'all' : Object.keys(viewer?.teams ?? {});
-    return runSystemCheck(
+    const report = await runSystemCheck(
       store,
       {
         job_store: async () => ({ jobs_by_status: await store.countJobsByStatus(visible) }),
@@ -42,5 +42,6 @@ export class TrainingHealthResolver {
       },
       { details: viewer !== null },
     );
+    return toTrainingSystemCheck(report);
   }
 }

@@ -1,97 +1,117 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal } from '../../../platform/auth/authorize.js';
+import { pagingDescriptions, type Connection } from '../../../platform/graphql/connection.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
-import { TrainingJob, toTrainingJob } from '../job/job.type.js';
+import { TrainingJobConnection, toTrainingJob, type TrainingJob } from '../job/job.type.js';
+import { mapConnection } from '../map-connection.js';
 import type { TrainingServices } from '../services.js';
+import { PAGES } from '../training-service.js';
+import { AT_BODY, TrainingCheckpointDeleteInput, TrainingModelCreateInput, TrajectoryLogInput } from '../training.inputs.js';
 import {
+  TrainingCheckpointConnection,
   TrainingCheckpointDeletion,
-  TrainingCheckpointPage,
+  TrainingCheckpointOrder,
   TrainingModel,
   TrainingModelDeletion,
   TrajectoryLog,
+  TrajectoryLogConnection,
   toTrainingCheckpoint,
   toTrainingModel,
+  type TrainingCheckpoint,
 } from './model.type.js';
+
+const CHECKPOINT_PAGES = pagingDescriptions(PAGES.checkpoints, 'checkpoint');
+const JOB_PAGES = pagingDescriptions(PAGES.jobs, 'training job');
+const LOG_PAGES = pagingDescriptions(PAGES.trajectoryLogs, 'trajectory log');
 
 @Resolver(() => TrainingModel)
 export class TrainingModelResolver {
   constructor(private readonly services: TrainingServices) {}
 
-  @Query(() => TrainingModel, { description: 'A model by id (404 when unknown)' })
-  async trainingModel(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<TrainingModel> {
+  @Query(() => TrainingModel, { description: 'A trainable model by id (NOT_FOUND when unknown)' })
+  async trainingModel(@Arg('id', () => ID, { description: 'The model id' }) id: string, @Ctx() context: GraphQLContext): Promise<TrainingModel> {
     return toTrainingModel(await this.services.training.model(requirePrincipal(context), id));
   }
 
   @Mutation(() => TrainingModel, {
-    description: 'Creates a model (ModelCreateBody JSON; entity null = the caller\'s default entity). With return_existing, returns the existing model of that name.',
+    description:
+      "Creates a trainable model (entity null = the caller's default entity); with returnExisting, returns the model of that name when it exists. Also at POST /training/v1/preview/models",
   })
   async createTrainingModel(
-    @Arg('input', () => JSONObjectScalar) input: Record<string, unknown>,
+    @Arg('input', () => TrainingModelCreateInput.type, { description: 'The model to create' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingModel> {
-    return toTrainingModel(await this.services.training.createModel(requirePrincipal(context), input));
+    const principal = requirePrincipal(context);
+    return toTrainingModel(await TrainingModelCreateInput.handle(input, AT_BODY, (wire) => this.services.training.createModel(principal, wire)));
   }
 
-  @Mutation(() => TrainingModelDeletion, { description: 'Deletes a model with its checkpoints, logs and jobs' })
-  deleteTrainingModel(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<TrainingModelDeletion> {
+  @Mutation(() => TrainingModelDeletion, { description: 'Deletes a model with its checkpoints, logs and jobs. Also at DELETE /training/v1/preview/models/{model_id}' })
+  deleteTrainingModel(@Arg('id', () => ID, { description: 'The model to delete' }) id: string, @Ctx() context: GraphQLContext): Promise<TrainingModelDeletion> {
     return this.services.training.deleteModel(requirePrincipal(context), id);
   }
 
-  @Mutation(() => TrainingCheckpointDeletion, { description: 'Deletes checkpoints by step ({steps:[int]}) in one transaction' })
+  @Mutation(() => TrainingCheckpointDeletion, {
+    description: 'Deletes checkpoints of a model by step, in one transaction; steps that do not exist are reported. Also at DELETE /training/v1/preview/models/{model_id}/checkpoints',
+  })
   async deleteTrainingCheckpoints(
-    @Arg('modelId', () => ID) modelId: string,
-    @Arg('input', () => JSONObjectScalar) input: Record<string, unknown>,
+    @Arg('modelId', () => ID, { description: 'The model whose checkpoints to delete' }) modelId: string,
+    @Arg('input', () => TrainingCheckpointDeleteInput.type, { description: 'The steps to delete' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingCheckpointDeletion> {
     await this.services.training.model(requirePrincipal(context), modelId);
-    return this.services.training.deleteCheckpoints(modelId, input);
+    return TrainingCheckpointDeleteInput.handle(input, AT_BODY, (wire) => this.services.training.deleteCheckpoints(modelId, wire));
   }
 
-  @Mutation(() => Boolean, { description: 'Stores trajectory groups for a split ({split, trajectory_groups})' })
+  @Mutation(() => Boolean, { description: 'Stores trajectory groups of a model for a split. Also at POST /training/v1/preview/models/{model_id}/log' })
   async logTrajectories(
-    @Arg('modelId', () => ID) modelId: string,
-    @Arg('input', () => JSONObjectScalar) input: Record<string, unknown>,
+    @Arg('modelId', () => ID, { description: 'The model the trajectories were sampled from' }) modelId: string,
+    @Arg('input', () => TrajectoryLogInput.type, { description: 'The split and its trajectory groups' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     await this.services.training.model(requirePrincipal(context), modelId);
-    await this.services.training.logTrajectories(modelId, input);
+    await TrajectoryLogInput.handle(input, AT_BODY, (wire) => this.services.training.logTrajectories(modelId, wire));
     return true;
   }
 
-  @FieldResolver(() => TrainingCheckpointPage, { description: 'Checkpoints by step; `after` is the id of the last one seen' })
+  @FieldResolver(() => TrainingCheckpointConnection, {
+    description: "The model's checkpoints by step (lowest first unless order is DESC). Also at GET /training/v1/preview/models/{model_id}/checkpoints",
+  })
   async checkpoints(
     @Root() model: TrainingModel,
-    @Arg('after', () => String, { nullable: true }) after: string | null,
-    @Arg('limit', () => Int, { nullable: true }) limit: number | null,
-    @Arg('order', () => String, { nullable: true }) order: string | null,
-  ): Promise<TrainingCheckpointPage> {
-    const page = await this.services.training.checkpoints(model.id, {
-      ...(after != null ? { after } : {}),
-      ...(limit != null ? { limit } : {}),
-      ...(order != null ? { order } : {}),
-    });
-    return Object.assign(new TrainingCheckpointPage(), { ...page, data: page.data.map(toTrainingCheckpoint) });
+    @Arg('first', () => Int, { nullable: true, description: CHECKPOINT_PAGES.first }) first: number | null,
+    @Arg('after', () => String, { nullable: true, description: CHECKPOINT_PAGES.after }) after: string | null,
+    @Arg('order', () => TrainingCheckpointOrder, { nullable: true, description: 'Lowest step first (ASC, the default) or highest first (DESC)' })
+    order: TrainingCheckpointOrder | null,
+  ): Promise<Connection<TrainingCheckpoint>> {
+    const [page, latestStep] = await Promise.all([
+      this.services.training.checkpoints(model.id, { first, after, order }),
+      this.services.store.latestStep(model.id),
+    ]);
+    return mapConnection(page, (row) => toTrainingCheckpoint(row, latestStep));
   }
 
-  @FieldResolver(() => [TrajectoryLog], { description: 'Logged trajectory groups, newest first, optionally of one split' })
+  @FieldResolver(() => TrajectoryLogConnection, { description: 'Logged trajectory groups, newest first, optionally of one split' })
   async trajectoryLogs(
     @Root() model: TrainingModel,
-    @Arg('split', () => String, { nullable: true }) split: string | null,
-    @Arg('limit', () => Int, { defaultValue: 20 }) limit: number,
-  ): Promise<TrajectoryLog[]> {
-    const rows = await this.services.store.trajectoryLogs(model.id, split ?? null, Math.min(Math.max(limit, 1), 100));
-    return rows.map((row) =>
+    @Arg('split', () => String, { nullable: true, description: 'Only the groups logged for this split (train, val)' }) split: string | null,
+    @Arg('first', () => Int, { nullable: true, description: LOG_PAGES.first }) first: number | null,
+    @Arg('after', () => String, { nullable: true, description: LOG_PAGES.after }) after: string | null,
+  ): Promise<Connection<TrajectoryLog>> {
+    const page = await this.services.training.trajectoryLogs(model.id, { split, first, after });
+    return mapConnection(page, (row) =>
       Object.assign(new TrajectoryLog(), { id: row.id, split: row.split, trajectoryGroups: row.trajectory_groups, createdAt: row.created_at }),
     );
   }
 
-  @FieldResolver(() => [TrainingJob], { description: 'The model\'s training jobs, newest first' })
+  @FieldResolver(() => TrainingJobConnection, {
+    description: "The model's training jobs, newest first. Also at GET /training/v1/preview/models/{model_id}/training-jobs",
+  })
   async jobs(
     @Root() model: TrainingModel,
-    @Arg('limit', () => Int, { defaultValue: 20 }) limit: number,
+    @Arg('first', () => Int, { nullable: true, description: JOB_PAGES.first }) first: number | null,
+    @Arg('after', () => String, { nullable: true, description: JOB_PAGES.after }) after: string | null,
     @Ctx() context: GraphQLContext,
-  ): Promise<TrainingJob[]> {
-    return (await this.services.training.jobs(requirePrincipal(context), model.id, limit)).map(toTrainingJob);
+  ): Promise<Connection<TrainingJob>> {
+    return mapConnection(await this.services.training.jobs(requirePrincipal(context), model.id, { first, after }), toTrainingJob);
   }
 }

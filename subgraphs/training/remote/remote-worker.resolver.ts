@@ -1,60 +1,73 @@
-import { Arg, Ctx, ID, Int, Mutation, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { requirePlatformAdmin } from '../../../platform/auth/authorize.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { TrainingServices } from '../services.js';
+import { AT_BODY, TrainingStepReportInput, TrainingWorkResultInput } from '../training.inputs.js';
+import { TrainingWorkAssignment, toTrainingWorkAssignment } from './remote-work.type.js';
 
 /** The remote trainer protocol (docs/training.md). Trainer machines authenticate with a platform operator's key. */
 @Resolver()
 export class RemoteWorkerResolver {
   constructor(private readonly services: TrainingServices) {}
 
-  @Mutation(() => JSONObjectScalar, { nullable: true, description: 'Leases the oldest pending remote training assignment, or null' })
-  leaseTrainingWork(@Arg('workerId', () => String) workerId: string, @Ctx() context: GraphQLContext): Promise<Record<string, unknown> | null> {
+  @Mutation(() => TrainingWorkAssignment, {
+    nullable: true,
+    description: 'Leases the oldest pending remote training assignment to a trainer machine, or null when there is none. Also at POST /training/v1/workers/lease',
+  })
+  async leaseTrainingWork(
+    @Arg('workerId', () => String, { description: 'The trainer machine asking for work' }) workerId: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<TrainingWorkAssignment | null> {
     requirePlatformAdmin(context);
-    return this.services.remote.lease(workerId);
+    const work = await this.services.remote.lease(workerId);
+    return work ? toTrainingWorkAssignment(work) : null;
   }
 
-  @Mutation(() => String, { description: 'Keeps a lease alive; LEASED = go on, anything else = stop' })
+  @Mutation(() => String, {
+    description: 'Keeps a lease alive; the answer LEASED = go on, anything else (CANCELLED, LOST, …) = stop. Also at POST /training/v1/workers/jobs/{job_id}/heartbeat',
+  })
   heartbeatTrainingWork(
-    @Arg('jobId', () => ID) jobId: string,
-    @Arg('workerId', () => String) workerId: string,
+    @Arg('jobId', () => ID, { description: 'The leased job' }) jobId: string,
+    @Arg('workerId', () => String, { description: 'The trainer machine holding the lease' }) workerId: string,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     requirePlatformAdmin(context);
     return this.services.remote.heartbeat(jobId, workerId);
   }
 
-  @Mutation(() => Boolean, { description: 'Records one optimizer step (numeric metrics) as a gradient_step event' })
+  @Mutation(() => Boolean, {
+    description: "Records one optimizer step's metrics as the job's gradient_step event. Also at POST /training/v1/workers/jobs/{job_id}/steps",
+  })
   async reportTrainingStep(
-    @Arg('jobId', () => ID) jobId: string,
-    @Arg('workerId', () => String) workerId: string,
-    @Arg('metrics', () => JSONObjectScalar) metrics: Record<string, unknown>,
+    @Arg('jobId', () => ID, { description: 'The leased job' }) jobId: string,
+    @Arg('input', () => TrainingStepReportInput.type, { description: 'The worker and the metrics of the step' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     requirePlatformAdmin(context);
-    await this.services.remote.step(jobId, workerId, metrics);
+    await TrainingStepReportInput.handle(input, AT_BODY, (wire) => this.services.remote.step(jobId, wire));
     return true;
   }
 
-  @Mutation(() => Boolean, { description: 'Uploads the trained adapter (files base64 by name) and ends the assignment' })
+  @Mutation(() => Boolean, {
+    description: 'Uploads the trained adapter and ends the assignment. Also at POST /training/v1/workers/jobs/{job_id}/complete (files base64 by name)',
+  })
   async completeTrainingWork(
-    @Arg('jobId', () => ID) jobId: string,
-    @Arg('workerId', () => String) workerId: string,
-    @Arg('step', () => Int) step: number,
-    @Arg('files', () => JSONObjectScalar) files: Record<string, string>,
+    @Arg('jobId', () => ID, { description: 'The leased job' }) jobId: string,
+    @Arg('input', () => TrainingWorkResultInput.type, { description: 'The worker, the step reached and the adapter files' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     requirePlatformAdmin(context);
-    await this.services.remote.complete(jobId, workerId, { step, files });
+    await TrainingWorkResultInput.handle(input, AT_BODY, (wire) => this.services.remote.complete(jobId, wire));
     return true;
   }
 
-  @Mutation(() => Boolean, { description: 'Fails the assignment; the message becomes the job\'s error_message' })
+  @Mutation(() => Boolean, {
+    description: "Fails the assignment; the message becomes the job's error message. Also at POST /training/v1/workers/jobs/{job_id}/fail",
+  })
   async failTrainingWork(
-    @Arg('jobId', () => ID) jobId: string,
-    @Arg('workerId', () => String) workerId: string,
-    @Arg('errorMessage', () => String) errorMessage: string,
+    @Arg('jobId', () => ID, { description: 'The leased job' }) jobId: string,
+    @Arg('workerId', () => String, { description: 'The trainer machine holding the lease' }) workerId: string,
+    @Arg('errorMessage', () => String, { description: 'Why training failed' }) errorMessage: string,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     requirePlatformAdmin(context);

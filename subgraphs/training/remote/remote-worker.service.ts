@@ -1,7 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../../../platform/errors.js';
 import type { TrainingDatabase } from '../db/database.js';
+import { validateOrThrow } from '../../../platform/validation.js';
 import type { TrainingStore } from '../store.js';
+import { WorkerResultInput, WorkerStepBody } from '../training.schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -53,8 +55,9 @@ export class RemoteWorkerService {
     return current.worker_id === workerId ? current.status : 'LOST';
   }
 
-  /** One optimizer step's metrics, recorded as the job's gradient_step event. */
-  async step(jobId: string, workerId: string, metrics: Record<string, unknown>): Promise<void> {
+  /** One optimizer step's metrics (WorkerStepBody), recorded as the job's gradient_step event. */
+  async step(jobId: string, body: unknown): Promise<void> {
+    const { worker_id: workerId, metrics } = validateOrThrow(WorkerStepBody, body);
     if (Object.values(metrics).some((value) => typeof value !== 'number' || !Number.isFinite(value))) {
       throw new ValidationFailedError([{ loc: ['body', 'metrics'], msg: 'Every metric must be a finite number', type: 'float_type' }]);
     }
@@ -64,9 +67,13 @@ export class RemoteWorkerService {
     });
   }
 
-  async complete(jobId: string, workerId: string, result: { step: number; files: Record<string, string> }): Promise<void> {
-    const config = result.files['adapter_config.json'];
-    const weights = result.files['adapter_model.safetensors'];
+  /** The trained adapter (WorkerResultInput: the files as a list of {name, content_base64}). */
+  async complete(jobId: string, body: unknown): Promise<void> {
+    const result = validateOrThrow(WorkerResultInput, body);
+    const workerId = result.worker_id;
+    const file = (name: string) => result.files.find((candidate) => candidate.name === name)?.content_base64;
+    const config = file('adapter_config.json');
+    const weights = file('adapter_model.safetensors');
     if (config === undefined || weights === undefined) {
       throw new ValidationFailedError([
         { loc: ['body', 'files'], msg: 'adapter_config.json and adapter_model.safetensors (base64) are required', type: 'missing' },

@@ -58,7 +58,11 @@ describe('training chat completions under the model limits', () => {
     expect(streamed.status).toBe(429);
     expect(streamed.headers.get('retry-after')).toBeTruthy();
 
-    const graphql = await platform.graphql('mutation($r: JSONObject!) { createTrainingChatCompletion(request: $r) }', { r: chat('trellis-tiny') }, key);
+    const graphql = await platform.graphql(
+      'mutation($r: TrainingChatCompletionInput!) { createTrainingChatCompletion(request: $r) { id } }',
+      { r: { model: 'trellis-tiny', messages: [{ role: 'USER', content: 'Name a city.' }], maxTokens: 2, temperature: 0 } },
+      key,
+    );
     expect(graphql.body.errors[0].extensions.code).toBe('RATE_LIMITED');
   });
 

@@ -162,11 +162,11 @@ describe('trajectory logs', () => {
     await call('POST', `/v1/preview/models/${model.id}/log`, { split: 'val', trajectory_groups: [{ trajectories: [trajectory(0.5)] }] });
 
     const { body } = await platform.graphql(
-      `query($id: ID!) { trainingModel(id: $id) { val: trajectoryLogs(split: "val") { split trajectoryGroups } all: trajectoryLogs { split } } }`,
+      `query($id: ID!) { trainingModel(id: $id) { val: trajectoryLogs(split: "val") { nodes { split trajectoryGroups } } all: trajectoryLogs { nodes { split } } } }`,
       { id: model.id },
     );
-    expect(body.data.trainingModel.val).toEqual([{ split: 'val', trajectoryGroups: [{ trajectories: [trajectory(0.5)] }] }]);
-    expect(body.data.trainingModel.all.map((log: { split: string }) => log.split).sort()).toEqual(['train', 'val']);
+    expect(body.data.trainingModel.val.nodes).toEqual([{ split: 'val', trajectoryGroups: [{ trajectories: [trajectory(0.5)] }] }]);
+    expect(body.data.trainingModel.all.nodes.map((log: { split: string }) => log.split).sort()).toEqual(['train', 'val']);
 
     const unknown = await call('POST', '/v1/preview/models/00000000-0000-4000-8000-000000000000/log', { split: 'train', trajectory_groups: [] });
     expect(unknown.status).toBe(404);
@@ -312,7 +312,7 @@ describe('health', () => {
     for (const check of Object.values<any>(anonymous.body.checks)) {
       expect(Object.keys(check).sort()).toEqual(['duration', 'errors', 'success']);
     }
-    const anonymousGraphql = await platform.graphql('{ trainingSystemCheck }', {}, null);
+    const anonymousGraphql = await platform.graphql('{ trainingSystemCheck { success checks { name success duration errors details } } }', {}, null);
     expect(JSON.stringify(anonymousGraphql.body.data.trainingSystemCheck)).not.toMatch(/jobs_by_status|pending|locked|concurrency/);
 
     const member = await call('GET', '/v1/system-check', undefined, users[0]!.key);
