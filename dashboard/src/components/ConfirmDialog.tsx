@@ -1,8 +1,8 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
  * A modal confirmation on the native <dialog> (focus moves into it and stays there, Escape closes it). The safe
- * choice has the focus first; `busy` disables both buttons while the action runs.
+ * choice comes first, so it has the focus; `busy` disables both buttons while the action runs.
  */
 export function ConfirmDialog({
   open,
@@ -26,6 +26,7 @@ export function ConfirmDialog({
   onClose: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
@@ -33,11 +34,11 @@ export function ConfirmDialog({
     if (!open && element.open) element.close();
   }, [open]);
   return (
-    <dialog ref={dialog} className="dialog" aria-labelledby="confirm-dialog-title" onClose={onClose} onCancel={onClose}>
-      <h2 id="confirm-dialog-title">{title}</h2>
+    <dialog ref={dialog} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
+      <h2 id={titleId}>{title}</h2>
       {children ? <div className="dialog-body">{children}</div> : null}
       <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose} disabled={busy} autoFocus>
+        <button type="button" className="button" onClick={onClose} disabled={busy}>
           {cancelLabel}
         </button>
         <button type="button" className={`button ${danger ? 'button-danger-solid' : 'button-primary'}`} onClick={onConfirm} disabled={busy}>

@@ -24,8 +24,13 @@ const CURVES: { metric: 'loss' | 'reward' | 'gradNorm'; title: string; color: st
 ];
 
 /** An event's data in one line: `loss 0.6931 · reward 0.5 · …` (numbers to 4 significant digits). */
+/** The figures a person looks for first; the rest follow in the trainer's order. */
+const LEADING = ['step', 'loss', 'reward', 'grad_norm', 'error_message'];
+
 function eventSummary(data: Record<string, unknown>): string {
+  const rank = (name: string) => (LEADING.includes(name) ? LEADING.indexOf(name) : LEADING.length);
   return Object.entries(data)
+    .sort(([a], [b]) => rank(a) - rank(b))
     .map(([name, value]) => `${name} ${typeof value === 'number' ? formatMetric(value) : typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(' · ');
 }
@@ -35,8 +40,8 @@ function formatMetric(value: number): string {
 }
 
 const eventColumns: Column<JobEvent>[] = [
-  { key: 'time', header: 'Time', render: (event) => <Time value={event.createdAt} /> },
-  { key: 'type', header: 'Event', render: (event) => <span className={`event-type event-${event.type}`}>{event.type.replace(/_/g, ' ')}</span> },
+  { key: 'time', header: 'Time', className: 'nowrap', render: (event) => <Time value={event.createdAt} /> },
+  { key: 'type', header: 'Event', className: 'nowrap', render: (event) => <span className={`event-type event-${event.type}`}>{event.type.replace(/_/g, ' ')}</span> },
   { key: 'data', header: 'Data', render: (event) => <span className="event-data">{eventSummary(event.data) || '—'}</span> },
 ];
 
@@ -122,7 +127,7 @@ function JobBody({ job }: { job: Job }) {
           <Detail label="Job id">
             <code>{job.id}</code>
           </Detail>
-          <Detail label="Kind">{job.kind === 'RL' ? 'RL (reinforcement learning)' : 'SFT (supervised fine-tuning)'}</Detail>
+          <Detail label="Kind"><abbr title={job.kind === 'RL' ? 'reinforcement learning' : 'supervised fine-tuning'}>{job.kind}</abbr></Detail>
           <Detail label="Submitted">
             <Time value={job.createdAt} />
           </Detail>
@@ -212,7 +217,7 @@ function EventLog({ jobId, active }: { jobId: string; active: boolean }) {
 function MetricChart({ title, color, points }: { title: string; color: string; points: readonly (readonly [number, number | null])[] }) {
   const series = useMemo(() => [{ label: title, points, color }], [title, points, color]);
   return (
-<TimeSeriesChart series={series} title={title} xKind="number" height={200} />
+<TimeSeriesChart series={series} title={title} xKind="number" integerX height={180} />
   );
 }
 

@@ -130,10 +130,15 @@ describe('dashboard: Training', () => {
     await page.getByRole('heading', { level: 1, name: /RL job/ }).waitFor();
     await expect.poll(() => page.getByTestId('job-status').textContent()).toMatch(/QUEUED|RUNNING/);
 
-    // Keyboard: the button opens a confirmation; "Keep it" leaves the job alone.
-    await page.getByRole('button', { name: 'Cancel job' }).click();
+    // By keyboard: Enter on the button opens the confirmation with the safe choice focused; Escape leaves the job alone.
+    await page.getByRole('button', { name: 'Cancel job' }).focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Cancel this training job?' });
     await dialog.waitFor();
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keep it running');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Cancel job' }).click();
     await dialog.getByRole('button', { name: 'Keep it running' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect((await call('GET', `/v1/preview/training-jobs/${slow.body.id}`)).body.status).toMatch(/QUEUED|RUNNING/);
