@@ -22,13 +22,6 @@ export const ModelCreateBody = Type.Object(
 );
 export type ModelCreateBody = Static<typeof ModelCreateBody>;
 
-export const CheckpointListQuery = Type.Object({
-  after: Type.Optional(Type.String({ format: 'uuid' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' })),
-});
-export type CheckpointListQuery = Static<typeof CheckpointListQuery>;
-
 export const CheckpointDeleteBody = Type.Object(
   {
     steps: Type.Array(Type.Integer({ minimum: 0, maximum: INT4_MAX }), { maxItems: 10_000, description: 'The training steps whose checkpoints to delete' }),
@@ -155,12 +148,6 @@ export const SftJobCreateBody = Type.Object(
   { graphqlName: 'SftTrainingJobCreateInput', description: 'A supervised fine-tuning job. Also at POST /training/v1/preview/sft-training-jobs' },
 );
 export type SftJobCreateBody = Static<typeof SftJobCreateBody>;
-
-export const JobEventsQuery = Type.Object({
-  after: Type.Optional(Type.String({ format: 'uuid' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-});
-export type JobEventsQuery = Static<typeof JobEventsQuery>;
 
 /** The remote trainer protocol (docs/training.md): what a trainer machine sends about its assignment. */
 const WorkerId = Type.String({ minLength: 1, maxLength: 200, description: 'The trainer machine holding the lease' });

@@ -81,8 +81,8 @@ describe('errors on /graphql carry catalogue codes', () => {
     expect(error.extensions!.issues).toContainEqual(expect.objectContaining({ loc: ['input', 'opName'], type: 'string_too_short' }));
 
     // The payload of REST's body arrives as the argument `input`: the path says so.
-    const training = await platform.graphql('mutation { createTrainingModel(input: {name: "m", project: "default"}) { id } }');
-    expect(firstError(training.body).extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', field: ['input', 'base_model'] });
+    const training = await platform.graphql('mutation { createTrainingModel(input: {name: "m", project: "default", baseModel: ""}) { id } }');
+    expect(firstError(training.body).extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', field: ['input', 'baseModel'] });
 
     // A plain argument.
     const alias = await platform.graphql('mutation { addArtifactAlias(versionId: "x", alias: "bad alias!") { id } }');

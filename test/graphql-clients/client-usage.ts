@@ -20,6 +20,7 @@ import {
   ProjectInferenceUsageDocument,
   ProjectOverviewDocument,
   ProjectRunsDocument,
+  ProjectTrainingDocument,
   TeamAutomationsDocument,
   TeamMembersAndProjectsDocument,
   TeamOverviewDocument,
@@ -109,15 +110,26 @@ export async function complete(prompt: string): Promise<unknown> {
 
 export async function trainingProgress(modelId: string, jobId: string): Promise<string> {
   const { trainingModel } = await request(TrainingModelOverviewDocument, { id: modelId, checkpointsAfter: null });
-  const latest = trainingModel.checkpoints.data[0];
+  const latest = trainingModel.checkpoints.nodes[0];
   const step: number | undefined = latest?.step;
+  const aliases: string[] = latest?.aliases ?? [];
   const loss = latest?.metrics['loss'];
-  const { trainingJob } = await request(TrainingJobProgressDocument, { id: jobId, after: trainingModel.jobs[0]?.id ?? null });
+  const { trainingJob } = await request(TrainingJobProgressDocument, { id: jobId, after: null });
   const status: TrainingJobStatus = trainingJob.status;
   const done = status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED';
-  const events = trainingJob.events.data.map((event) => event.type + '@' + event.createdAt);
-  const more: boolean = trainingJob.events.hasMore;
-  return [trainingModel.name, trainingModel.baseModel, String(step), String(loss), String(done), String(more), ...events].join(' ');
+  const events = trainingJob.events.nodes.map((event) => event.type + '@' + event.createdAt);
+  const more: boolean = trainingJob.events.pageInfo.hasNextPage;
+  // A loss curve: one point per optimizer step (null where the trainer reported no loss).
+  const curve: [number, number | null | undefined][] = trainingJob.metrics.map((point) => [point.step, point.loss]);
+  return [trainingModel.name, trainingModel.baseModel, String(step), aliases.join(','), String(loss), String(done), String(more), String(curve.length), ...events].join(' ');
+}
+
+export async function projectTraining(): Promise<string[]> {
+  const { project } = await request(ProjectTrainingDocument, { ...where, status: 'RUNNING', jobsAfter: null });
+  if (!project) return [];
+  const models = project.trainingModels.nodes.map((model) => model.name + ' on ' + model.baseModel);
+  const jobs = project.trainingJobs.edges.map(({ node }) => node.kind + ' ' + node.status + ' of ' + (node.model?.name ?? '(deleted)'));
+  return [...models, ...jobs, String(project.trainingJobs.pageInfo.hasNextPage)];
 }
 
 export async function deliveries(team: string): Promise<string[]> {
@@ -166,7 +178,7 @@ export async function overview(): Promise<string[]> {
     ...project.recentCalls.nodes.map((call) => (call.displayName ?? call.opName ?? call.id) + ' ' + call.status),
     ...project.inferenceUsage.map((bucket) => (bucket.model ?? '?') + ': ' + bucket.requests + ' requests, p50 ' + bucket.latencyP50Ms + ' ms'),
     'models: ' + home.inferenceModels.map((model) => model.id).join(' '),
-    'training: ' + JSON.stringify(home.trainingHealth),
+    'training: ' + home.trainingHealth.status,
   ];
   const { team, automations, webhooks } = await request(TeamOverviewDocument, { team: project.entity });
   for (const teamProject of team?.projects ?? []) lines.push(teamProject.name + ': ' + teamProject.callCount + ' calls, ' + teamProject.trainingModelCount + ' models');

@@ -20,6 +20,12 @@ function annotateNullable(schema: TSchema, annotations: Annotations, properties?
   return { ...schema, anyOf: (schema.anyOf as TSchema[]).map((member) => (member.type === 'null' ? member : annotate(member, annotations, properties))) };
 }
 
+/** A property of the object member of a `T | null` union. */
+function property(nullable: TSchema, name: string): TSchema {
+  const object = (nullable.anyOf as TSchema[]).find((member) => member.type !== 'null')!;
+  return object.properties[name] as TSchema;
+}
+
 const request = ChatCompletionRequestSchema as TSchema;
 const props = request.properties as Record<string, TSchema>;
 const message = props.messages!.items as TSchema;
@@ -61,6 +67,7 @@ const TrainingChatCompletionSchema = annotate(
     stream_options: annotateNullable(
       { ...props.stream_options, description: 'Streaming options' },
       { graphqlName: 'TrainingChatStreamOptionsInput', graphqlExtra: 'extra', description: 'Streaming options' },
+      { include_usage: { ...property(props.stream_options!, 'include_usage'), description: 'End the stream with a chunk carrying the usage' } },
     ),
     temperature: { ...props.temperature, description: 'Sampling temperature (0–2)' },
     top_p: { ...props.top_p, description: 'Nucleus sampling probability mass (0–1)' },
@@ -86,6 +93,7 @@ const TrainingChatCompletionSchema = annotate(
                   function: annotate(
                     { ...(tool.properties.function as TSchema), description: 'The function' },
                     { graphqlName: 'TrainingChatFunctionInput', graphqlExtra: 'extra', description: 'A function the model may call (OpenAI function definition)' },
+                    { name: { ...(tool.properties.function.properties.name as TSchema), description: 'The function name' } },
                   ),
                 },
               ),
@@ -97,6 +105,7 @@ const TrainingChatCompletionSchema = annotate(
     response_format: annotateNullable(
       { ...props.response_format, description: 'The format of the answer' },
       { graphqlName: 'TrainingChatResponseFormatInput', graphqlExtra: 'extra', description: 'The format of the answer (OpenAI response_format)' },
+      { type: { ...property(props.response_format!, 'type'), description: 'text, json_object or json_schema' } },
     ),
     user: { ...props.user, description: 'An end-user id, recorded' },
   },
