@@ -65,11 +65,26 @@ describe('dashboard: Training', () => {
     const job = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: groups, experimental_config: { epochs: STEPS } });
     expect(job.status).toBe(200);
 
-    // The job page, opened while the job is queued or running, polls until it ends.
+    // The job page, opened while the job is queued or running, polls until it ends (reads of the job are recorded).
+    const reads: number[] = [];
+    const onRequest = (request: { url(): string; postData(): string | null }) => {
+      if (request.url().endsWith('/graphql') && /"operationName":"TrainingJob(Detail|Events)"/.test(request.postData() ?? '')) reads.push(Date.now());
+    };
+    page.on('request', onRequest);
     await harness.open(`/training/jobs/${job.body.id}`);
     await page.getByRole('heading', { level: 1, name: /RL job/ }).waitFor();
     const status = page.getByTestId('job-status');
+    // Training takes seconds: the page sees the job unfinished first and says it is live.
+    expect(await status.textContent()).toMatch(/QUEUED|RUNNING/);
+    await page.getByText('Live, refreshed every 2 s').waitFor();
     await expect.poll(() => status.textContent(), { timeout: 60_000, interval: 250 }).toBe('SUCCEEDED');
+    const ended = Date.now();
+    await page.getByText('Live, refreshed every 2 s').waitFor({ state: 'detached' });
+    // Polling stops once the job has ended: after the event log's one final read, nothing for two polling periods.
+    await page.waitForTimeout(5000);
+    page.off('request', onRequest);
+    expect(reads.filter((time) => time < ended).length).toBeGreaterThan(2);
+    expect(reads.filter((time) => time > ended + 1000)).toEqual([]);
 
     const events = await jobEvents(job.body.id);
     const steps = events.filter((event) => event.type === 'gradient_step');
