@@ -94,7 +94,7 @@ export default function TrainingJob({ params }: PageProps) {
             </>
           ) : undefined
         }
-        actions={job && active ? <CancelJob id={job.id} onDone={refresh} /> : null}
+        actions={job ? <CancelJob id={job.id} active={active} onDone={refresh} /> : null}
       />
       {job ? (
         <>
@@ -230,8 +230,11 @@ function Detail({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-/** "Cancel job": asks first, then cancelTrainingJob; the server's refusal (or the job having ended first) is shown. */
-function CancelJob({ id, onDone }: { id: string; onDone: () => void }) {
+/**
+ * "Cancel job" (while the job can change): asks first, then cancelTrainingJob; the server's refusal, or the job
+ * having ended first, stays shown after the button goes.
+ */
+function CancelJob({ id, active, onDone }: { id: string; active: boolean; onDone: () => void }) {
   const [open, setOpen] = useState(false);
   const [state, cancel] = useMutation(CancelTrainingJobDocument);
   const [error, setError] = useState<CombinedError | null>(null);
@@ -247,9 +250,11 @@ function CancelJob({ id, onDone }: { id: string; onDone: () => void }) {
   };
   return (
     <div className="cancel-job">
-      <button type="button" className="button button-danger" onClick={() => setOpen(true)} disabled={state.fetching}>
-        Cancel job
-      </button>
+      {active ? (
+        <button type="button" className="button button-danger" onClick={() => setOpen(true)} disabled={state.fetching}>
+          Cancel job
+        </button>
+      ) : null}
       <ConfirmDialog
         open={open}
         title="Cancel this training job?"

@@ -54,6 +54,11 @@ describe('dashboard: Training', () => {
     await harness.open(`/training?project=${encodeURIComponent('trellis/default')}`);
     await page.getByRole('heading', { level: 1, name: 'Training' }).waitFor();
     await page.getByText('No trainable models in this project yet.').waitFor();
+    await page.getByText('No training jobs yet.').waitFor();
+
+    // A job that does not exist (or that the viewer may not see): the server's answer, not a blank page.
+    await harness.open('/training/jobs/00000000-0000-4000-8000-000000000000');
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/NOT_FOUND/);
   });
 
   it('follows an RL job live to SUCCEEDED: its curves have one point per step and the event log shows every event', async () => {
