@@ -23,6 +23,7 @@ export const routes: RouteDefinition[] = [
   { path: '/evaluations', title: 'Evaluations', nav: true, component: lazy(() => import('./pages/Evaluations')) },
   { path: '/inference', title: 'Inference', nav: true, component: lazy(() => import('./pages/Inference')) },
   { path: '/training', title: 'Training', nav: true, component: lazy(() => import('./pages/Training')) },
+  { path: '/training/jobs/:jobId', title: 'Training job', component: lazy(() => import('./pages/TrainingJob')) },
   { path: '/automations', title: 'Automations', nav: true, component: lazy(() => import('./pages/Automations')) },
   { path: '/settings', title: 'Settings', nav: true, component: lazy(() => import('./pages/Settings')) },
 ];

@@ -13,6 +13,9 @@ export interface TimeSeries {
   color?: string;
 }
 
+/** Tick spacings for whole-number axes (uPlot picks the smallest that fits). */
+const INTEGER_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000];
+
 const PALETTE = ['#3b6cf0', '#e8590c', '#2f9e44', '#ae3ec9', '#f59f00', '#0c8599', '#e03131'];
 
 export function TimeSeriesChart({
@@ -21,12 +24,15 @@ export function TimeSeriesChart({
   height = 240,
   xKind = 'time',
   yLabel,
+  integerX = false,
 }: {
   series: readonly TimeSeries[];
   title: string;
   height?: number;
   xKind?: 'time' | 'number';
   yLabel?: string;
+  /** With `xKind: 'number'`: ticks only at whole numbers (steps, epochs). */
+  integerX?: boolean;
 }) {
   const container = useRef<HTMLDivElement>(null);
   const pointCount = series.reduce((total, item) => total + item.points.length, 0);
@@ -49,7 +55,7 @@ export function TimeSeriesChart({
       width: Math.max(200, element.clientWidth),
       height,
       scales: { x: { time: xKind === 'time' } },
-      axes: [{ stroke: '#5b6472', grid: { stroke: '#eef0f3' } }, { stroke: '#5b6472', grid: { stroke: '#eef0f3' }, label: yLabel }],
+      axes: [{ stroke: '#5b6472', grid: { stroke: '#eef0f3' }, ...(integerX && xKind === 'number' ? { incrs: INTEGER_INCREMENTS } : {}) }, { stroke: '#5b6472', grid: { stroke: '#eef0f3' }, label: yLabel }],
       series: [
         { label: xKind === 'time' ? 'Time' : 'Step' },
         ...series.map((item, i) => ({ label: item.label, stroke: item.color ?? PALETTE[i % PALETTE.length], width: 2, spanGaps: true, points: { size: 5 } })),
@@ -63,7 +69,7 @@ export function TimeSeriesChart({
       observer.disconnect();
       plot.destroy();
     };
-  }, [data, series, height, xKind, yLabel]);
+  }, [data, series, height, xKind, yLabel, integerX]);
 
   return (
     <figure className="chart" data-testid="time-series-chart" data-points={pointCount} data-series={series.length}>
