@@ -2,7 +2,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { BarList, type BarItem } from '../components/BarList';
 import { DataTable, useCursorPager, type Column } from '../components/DataTable';
-import { formatDuration, formatNumber, StatusBadge, Time } from '../components/Format';
+import { formatDuration, formatNumber, relativeTime, StatusBadge } from '../components/Format';
 import { PageHeader } from '../components/PageHeader';
 import { ProjectPicker, splitProject, useProjectParam } from '../components/ProjectPicker';
 import { Empty, Loading, QueryState } from '../components/States';
@@ -209,6 +209,14 @@ function RunsTable({
           <strong>{run.model}</strong>
           <span className="muted">
             {run.evaluation} · {run.source === 'WEAVE_SDK' ? 'Weave SDK' : 'evaluation API'}
+            {run.traceId ? (
+              <>
+                {' · '}
+                <Link to={`/traces/${encodeURIComponent(entity)}/${encodeURIComponent(project)}/${encodeURIComponent(run.traceId)}`} aria-label={`Open trace of ${runLabel(run)}`}>
+                  trace
+                </Link>
+              </>
+            ) : null}
           </span>
         </div>
       ),
@@ -233,27 +241,21 @@ function RunsTable({
       }),
     ),
     {
-      key: 'duration',
-      header: 'Duration',
-      align: 'right',
-      render: (run) => (run.startedAt && run.endedAt ? formatDuration(new Date(run.endedAt).getTime() - new Date(run.startedAt).getTime()) : <span className="muted">—</span>),
-    },
-    { key: 'started', header: 'Started', render: (run) => <Time value={run.startedAt} /> },
-    {
-      key: 'trace',
-      header: 'Trace',
-      render: (run) =>
-        run.traceId ? (
-          <Link to={`/traces/${encodeURIComponent(entity)}/${encodeURIComponent(project)}/${encodeURIComponent(run.traceId)}`} aria-label={`Open trace of ${runLabel(run)}`}>
-            Open trace
-          </Link>
-        ) : (
-          <span className="muted">—</span>
-        ),
+      key: 'started',
+      header: 'Started',
+      render: (run) => (
+        <div className="eval-run-name">
+          <span title={run.startedAt ?? undefined}>{relativeTime(run.startedAt)}</span>
+          <span className="muted">
+            {run.startedAt && run.endedAt ? `took ${formatDuration(new Date(run.endedAt).getTime() - new Date(run.startedAt).getTime())}` : run.status === 'RUNNING' ? 'still running' : ''}
+          </span>
+        </div>
+      ),
     },
   ];
 
   return (
+    <div className="eval-runs">
     <DataTable
       caption="Evaluation runs, newest first"
       columns={columns}
@@ -262,6 +264,7 @@ function RunsTable({
       rowKey={(run) => run.id}
       rowClassName={(run) => (selected.includes(run.id) ? 'selected' : undefined)}
     />
+    </div>
   );
 }
 
@@ -541,6 +544,8 @@ function filtersFrom(search: URLSearchParams): FeedbackFilters {
 }
 
 const RATING_BINS = [0, 0.2, 0.4, 0.6, 0.8];
+/** The chart component's palette, assigned by scorer name so a scorer keeps its colour across charts. */
+const SCORER_COLORS = ['#3b6cf0', '#e8590c', '#2f9e44', '#ae3ec9', '#f59f00', '#0c8599', '#e03131'];
 const EPSILON = 1e-9;
 
 function FeedbackSection({ entity, project, search, onApply }: { entity: string; project: string; search: URLSearchParams; onApply: (filters: Record<string, string | null>) => void }) {
@@ -667,11 +672,11 @@ function FeedbackFilterForm({ filters, onApply, onRefresh }: { filters: Feedback
       </div>
       <div className="field">
         <label htmlFor="feedback-scorers">Scorers</label>
-        <input id="feedback-scorers" value={scorers} onChange={(event) => setScorers(event.target.value)} placeholder="all (comma-separated; prefix*)" size={22} />
+        <input id="feedback-scorers" value={scorers} onChange={(event) => setScorers(event.target.value)} placeholder="all scorers" size={14} aria-describedby="feedback-filter-hint" />
       </div>
       <div className="field">
         <label htmlFor="feedback-tags">Tags</label>
-        <input id="feedback-tags" value={tags} onChange={(event) => setTags(event.target.value)} placeholder="any (comma-separated)" size={18} />
+        <input id="feedback-tags" value={tags} onChange={(event) => setTags(event.target.value)} placeholder="any tag" size={12} aria-describedby="feedback-filter-hint" />
       </div>
       <div className="field">
         <label htmlFor="feedback-rating-min">Min rating</label>
@@ -686,6 +691,9 @@ function FeedbackFilterForm({ filters, onApply, onRefresh }: { filters: Feedback
           Apply
         </button>
       </div>
+      <p id="feedback-filter-hint" className="hint eval-filter-hint">
+        Scorers and tags: comma-separated names; a scorer ending in * matches every scorer with that prefix. Ratings filter on <code>_rating_</code> (0 to 1).
+      </p>
       {problem ? (
         <p className="inline-error eval-filter-problem" role="alert">
           {problem}
@@ -730,9 +738,12 @@ function FeedbackCharts({ data, bucketSeconds, ratingBounds }: { data: FeedbackP
       }
     });
     const byName = (a: { label: string }, b: { label: string }) => a.label.localeCompare(b.label);
+    // One colour per scorer, the same in both charts.
+    const scorers = [...counts.keys()].sort((a, b) => a.localeCompare(b));
+    const color = (label: string) => SCORER_COLORS[scorers.indexOf(label) % SCORER_COLORS.length];
     return {
-      countSeries: [...counts.entries()].map(([label, points]): TimeSeries => ({ label, points })).sort(byName),
-      ratingSeries: [...means.entries()].map(([label, points]): TimeSeries => ({ label, points })).sort(byName),
+      countSeries: [...counts.entries()].map(([label, points]): TimeSeries => ({ label, points, color: color(label) })).sort(byName),
+      ratingSeries: [...means.entries()].map(([label, points]): TimeSeries => ({ label, points, color: color(label) })).sort(byName),
       tags: [...tagTotals.entries()].map(([label, value]): BarItem => ({ label, value })).sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)),
       ratings: [...ratingTotals.entries()].map(([label, { count, sum }]) => ({ label, count, mean: count > 0 ? sum / count : 0 })).sort(byName),
       total,

@@ -79,6 +79,7 @@ describe('dashboard: Evaluations', () => {
     const table = page.getByRole('table', { name: 'Evaluation runs, newest first' });
     await table.getByRole('row').nth(3).waitFor();
     expect(await table.getByRole('row').count()).toBe(4); // header + 3 runs
+    expect(await page.getByLabel('Project').inputValue()).toBe(P); // the picker shows the project of the URL
 
     const headers = await table.getByRole('columnheader').allTextContents();
     expect(headers).toEqual(expect.arrayContaining(['closeness', 'exact_match · correct', 'Helpfulness']));
@@ -128,8 +129,7 @@ describe('dashboard: Evaluations', () => {
     await expect.poll(() => examples.getByRole('row').count()).toBe(2 + 2); // France is scored the same
 
     await harness.checkAccessibility('evaluations-compare');
-    await comparison.scrollIntoViewIfNeeded();
-    await page.evaluate(`document.getElementById('compare-heading').scrollIntoView({ block: 'start' })`);
+    await page.evaluate(`(() => { const card = document.querySelector('[data-testid="comparison"]'); card.scrollIntoView({ block: 'start' }); document.querySelector('main').scrollBy?.(0, -16); window.scrollBy(0, -16); })()`);
     await harness.screenshot('evaluations-compare');
   });
 
