@@ -7,8 +7,8 @@ import { EVAL_META } from '../score/score.service.js';
 /**
  * Evaluation runs as a dashboard reads them, whichever way they were recorded:
  * - the Weave SDKs' `Evaluation.evaluate` call (inputs `self` = the evaluation ref, `model`), whose children are
- *   `Evaluation.predictAndScore` calls (inputs `example` = a dataset row ref or the row; output
- *   `{ model_output, scores: { <scorer>: value }, model_success, model_latency }`);
+ *   `Evaluation.predictAndScore` calls (JS SDK; `Evaluation.predict_and_score` in Python) with inputs `example` = a
+ *   dataset row ref or the row, and output `{ model_output (Python: output), scores: { <scorer>: value }, … }`;
  * - the v2 evaluation API's run (kind `evaluation_run`), whose children are predictions and scores (a score's
  *   `_weave_eval_meta.prediction_id` names its prediction; its output is the value).
  * Summaries are computed from the examples (not read from the SDK's own summary), so both kinds agree: a scorer's
@@ -17,7 +17,8 @@ import { EVAL_META } from '../score/score.service.js';
  */
 
 const EVALUATE_OP = '%/op/Evaluation.evaluate:%';
-const PREDICT_AND_SCORE_OP = '%/op/Evaluation.predictAndScore:%';
+/** The JS SDK's op, and the Python SDK's. */
+const PREDICT_AND_SCORE_OPS = ['%/op/Evaluation.predictAndScore:%', '%/op/Evaluation.predict_and_score:%'];
 /** A comparison reads at most this many examples per run; larger runs are compared on their first ones. */
 export const MAX_COMPARED_EXAMPLES = 2_000;
 
@@ -192,7 +193,7 @@ export class EvaluationService {
       .select(['id', 'parent_id', 'kind', 'op_name', 'inputs', 'output', 'attributes', 'started_at'])
       .where('project_id', '=', projectId)
       .where('parent_id', 'in', runIds)
-      .where((eb) => eb.or([eb('kind', 'in', ['prediction', 'score']), eb('op_name', 'like', PREDICT_AND_SCORE_OP)]))
+      .where((eb) => eb.or([eb('kind', 'in', ['prediction', 'score']), ...PREDICT_AND_SCORE_OPS.map((pattern) => eb('op_name', 'like', pattern))]))
       .orderBy('started_at')
       .orderBy('id')
       .execute()) as ChildRow[];
@@ -225,7 +226,7 @@ export class EvaluationService {
         key: rowDigest ?? digestOfJson(example ?? null),
         rowDigest,
         inputs: example ?? null,
-        output: output.model_output ?? null,
+        output: output.model_output ?? output.output ?? null,
         values: Object.entries(scores).flatMap(([scorer, value]) => metricsOf(scorer, value)),
       };
     });

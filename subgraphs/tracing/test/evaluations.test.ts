@@ -185,6 +185,24 @@ describe('Project.evaluationRuns and evaluationComparison', () => {
     ]);
   });
 
+  it('also reads the Python SDK\'s shape (Evaluation.predict_and_score, output under `output`, the row inline)', async () => {
+    const start = (fields: Record<string, unknown>) =>
+      traces(platform, '/call/start', { start: { project_id: P, started_at: new Date(Date.now() - 60_000).toISOString(), attributes: {}, ...fields } });
+    const root = await start({ op_name: `weave:///${P}/op/Evaluation.evaluate:py1`, inputs: { self: `weave:///${P}/object/py-eval:e1`, model: `weave:///${P}/object/PyModel:m1` } });
+    const child = await start({
+      op_name: `weave:///${P}/op/Evaluation.predict_and_score:py2`,
+      parent_id: root.body.id,
+      trace_id: root.body.trace_id,
+      inputs: { self: `weave:///${P}/object/py-eval:e1`, example: { q: 'hi' } },
+    });
+    await traces(platform, '/call/end', { end: { project_id: P, id: child.body.id, ended_at: new Date().toISOString(), output: { output: 'hello', scores: { polite: { ok: true } } }, summary: {} } });
+    const { body } = await platform.graphql(`query($a: String!) { project(entity: "trellis", name: "evalruns") {
+      evaluationRunSummary(id: $a) { evaluation model status exampleCount scores { scorer metric mean } }
+      evaluationComparison(runA: $a, runB: $a) { examples { key inputs outputA } } } }`, { a: root.body.id });
+    expect(body.data.project.evaluationRunSummary).toEqual({ evaluation: 'py-eval', model: 'PyModel', status: 'RUNNING', exampleCount: 1, scores: [{ scorer: 'polite', metric: 'ok', mean: 1 }] });
+    expect(body.data.project.evaluationComparison.examples).toEqual([{ key: digestOfJson({ q: 'hi' }), inputs: { q: 'hi' }, outputA: 'hello' }]);
+  });
+
   it('answers NOT_FOUND for a run that is not an evaluation run, and refuses non-members', async () => {
     const plain = await traces(platform, '/call/start', { start: { project_id: P, op_name: 'plain', started_at: new Date().toISOString(), attributes: {}, inputs: {} } });
     const { body } = await platform.graphql(`query($a: String!) { project(entity: "trellis", name: "evalruns") { evaluationComparison(runA: $a, runB: $a) { truncated } } }`, {
