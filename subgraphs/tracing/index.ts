@@ -7,6 +7,8 @@ import { CallResolver } from './call/call.resolver.js';
 import { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
 import { tracingMigrations } from './db/migrations/index.js';
+import { EvaluationProjectResolver } from './evaluation/evaluation.resolver.js';
+import { EvaluationService } from './evaluation/evaluation.service.js';
 import { FeedbackResolver } from './feedback/feedback.resolver.js';
 import { FeedbackService } from './feedback/feedback.service.js';
 import { ObjectResolver } from './object/object.resolver.js';
@@ -20,7 +22,7 @@ import type { TracingServices } from './services.js';
 export const tracingSubgraph = defineSubgraph<TracingServices>({
   name: 'tracing',
   migrations: tracingMigrations,
-  resolvers: [TracingProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver],
+  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver],
   orphanedTypes: [Project],
   createServices: async ({ store, db: connection, logger }) => {
     await migrateEvents(connection.root);
@@ -28,7 +30,7 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
     const calls = new CallService(db);
     const feedback = new FeedbackService(db, connection.pool);
     const events = new PlatformEventStream(connection.root, String(connection.pool.options.connectionString), logger);
-    return { calls, feedback, objects: new ObjectService(db), scores: new ScoreService(db, calls, feedback), events, db };
+    return { calls, feedback, objects: new ObjectService(db), scores: new ScoreService(db, calls, feedback), evaluations: new EvaluationService(db), events, db };
   },
   references: () => ({ Project: passThroughReference }),
   // Family B's completions for a named project arrive as platform events and become calls here.

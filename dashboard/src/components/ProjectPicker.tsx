@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'react';
 import { useQuery } from 'urql';
 import { DashboardTeamProjectsDocument } from '../graphql/generated';
 import { useSearchParams } from '../router';
@@ -15,7 +16,7 @@ export function ProjectPicker({ value, onChange, id = 'project-picker' }: { valu
       <select id={id} value={value ?? ''} onChange={(event) => onChange(event.target.value)}>
         {value ? null : <option value="">Choose a project…</option>}
         {viewer.teams.map((membership) => (
-          <TeamProjectOptions key={membership.team} team={membership.team} />
+          <TeamProjectOptions key={membership.team} team={membership.team} selected={value ?? ''} />
         ))}
         {value && !value.includes('/') ? <option value={value}>{value}</option> : null}
       </select>
@@ -23,12 +24,19 @@ export function ProjectPicker({ value, onChange, id = 'project-picker' }: { valu
   );
 }
 
-function TeamProjectOptions({ team }: { team: string }) {
+function TeamProjectOptions({ team, selected }: { team: string; selected: string }) {
   const [result] = useQuery({ query: DashboardTeamProjectsDocument, variables: { team } });
   const projects = result.data?.team?.projects ?? [];
+  // The options arrive after the select was given its value; React does not re-apply it then, so the browser
+  // would show the first option instead of the chosen project.
+  const group = useRef<HTMLOptGroupElement>(null);
+  useLayoutEffect(() => {
+    const select = group.current?.parentElement;
+    if (select instanceof HTMLSelectElement && select.value !== selected && projects.some((project) => project.fullName === selected)) select.value = selected;
+  }, [projects, selected]);
   if (projects.length === 0) return null;
   return (
-    <optgroup label={team}>
+    <optgroup label={team} ref={group}>
       {projects.map((project) => (
         <option key={project.fullName} value={project.fullName}>
           {project.fullName}

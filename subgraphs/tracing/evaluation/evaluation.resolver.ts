@@ -1,0 +1,61 @@
+import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { requireTeamMember } from '../../../platform/auth/authorize.js';
+import { offsetAfter, pageSize, pagingDescriptions, toOffsetConnection, type PageLimits } from '../../../platform/graphql/connection.js';
+import type { GraphQLContext } from '../../../platform/graphql/context.js';
+import { Project } from '../project/project.resolver.js';
+import type { TracingServices } from '../services.js';
+import { EvaluationComparison, EvaluationRun, EvaluationRunConnection, toEvaluationComparison, toEvaluationRun } from './evaluation.type.js';
+
+const RUN_PAGES: PageLimits = { default: 25, max: 200 };
+const RUN_PAGING = pagingDescriptions(RUN_PAGES, 'evaluation run');
+
+/** Evaluation runs of a project, for dashboards: whichever way they were recorded, summarized per scorer. */
+@Resolver(() => Project)
+export class EvaluationProjectResolver {
+  constructor(private readonly services: TracingServices) {}
+
+  @FieldResolver(() => EvaluationRunConnection, {
+    description:
+      "The project's evaluation runs, newest first: the Weave SDKs' `Evaluation.evaluate` calls and the v2 evaluation API's runs, " +
+      'each with its model, status, example count and per-scorer means',
+  })
+  async evaluationRuns(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('first', () => Int, { nullable: true, description: RUN_PAGING.first }) first: number | null,
+    @Arg('after', () => String, { nullable: true, description: RUN_PAGING.after }) after: string | null,
+  ): Promise<EvaluationRunConnection> {
+    const projectId = projectIdOf(project, context);
+    const size = pageSize(first, RUN_PAGES);
+    const offset = offsetAfter(after);
+    const records = await this.services.evaluations.runs(projectId, size + 1, offset);
+    return toOffsetConnection(records, size, offset, { after, toNode: toEvaluationRun });
+  }
+
+  @FieldResolver(() => EvaluationRun, { nullable: true, description: 'One evaluation run (SDK or evaluation API) with its summary, by id; null when there is none' })
+  async evaluationRunSummary(
+    @Root() project: Project,
+    @Arg('id', () => String, { description: 'The evaluation run id' }) id: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<EvaluationRun | null> {
+    const record = await this.services.evaluations.run(projectIdOf(project, context), id);
+    return record ? toEvaluationRun(record) : null;
+  }
+
+  @FieldResolver(() => EvaluationComparison, {
+    description: 'Two evaluation runs side by side, per example (dataset row, or the inputs digest) and per scorer; NOT_FOUND when either is not a run of the project',
+  })
+  async evaluationComparison(
+    @Root() project: Project,
+    @Arg('runA', () => String, { description: 'The first evaluation run id' }) runA: string,
+    @Arg('runB', () => String, { description: 'The second evaluation run id' }) runB: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<EvaluationComparison> {
+    return toEvaluationComparison(await this.services.evaluations.compare(projectIdOf(project, context), runA, runB));
+  }
+}
+
+function projectIdOf(project: Project, context: GraphQLContext): string {
+  requireTeamMember(context, project.entity);
+  return `${project.entity}/${project.name}`;
+}
