@@ -7,7 +7,16 @@ import { useState } from 'react';
 export function JsonViewer({ value, label, openDepth = 1 }: { value: unknown; label?: string; openDepth?: number }) {
   return (
     <div className="json-viewer" data-testid="json-viewer">
-      {value === undefined ? <span className="json-null">—</span> : <JsonNode name={label} value={value} depth={0} openDepth={openDepth} />}
+      {value === undefined ? (
+        <span className="json-null">—</span>
+      ) : label === undefined && value !== null && typeof value === 'object' && Object.keys(value).length > 0 ? (
+        // A top-level object or array without a label: its entries directly (the section around it names it).
+        (Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value)).map(([key, item]) => (
+          <JsonNode key={key} name={key} value={item} depth={1} openDepth={openDepth} />
+        ))
+      ) : (
+        <JsonNode name={label} value={value} depth={0} openDepth={openDepth} />
+      )}
     </div>
   );
 }

@@ -5,10 +5,142 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** Which calls to read: every given field must hold; each list is "any of", and an absent or empty list does not filter */
+export type CallFilter = {
+  /** These calls */
+  callIds?: Array<string> | null | undefined;
+  /** Calls whose inputs contain one of these refs (a string value at any depth) */
+  inputRefs?: Array<string> | null | undefined;
+  /** Exact op names, or `<op ref without version>:*` for every version of an op */
+  opNames?: Array<string> | null | undefined;
+  /** Calls whose output contains one of these refs (a string value at any depth) */
+  outputRefs?: Array<string> | null | undefined;
+  /** Calls made from one of these calls */
+  parentIds?: Array<string> | null | undefined;
+  /** Calls of one of these conversation threads */
+  threadIds?: Array<string> | null | undefined;
+  /** Calls of one of these traces */
+  traceIds?: Array<string> | null | undefined;
+  /** Only calls without a parent (trace roots) */
+  traceRootsOnly?: boolean | null | undefined;
+  /** Calls of one of these turns */
+  turnIds?: Array<string> | null | undefined;
+  /** Calls of one of these runs */
+  wbRunIds?: Array<string> | null | undefined;
+  /** Calls made for one of these users */
+  wbUserIds?: Array<string> | null | undefined;
+};
+
+/** One sort key of a list of calls */
+export type CallSortInput = {
+  /** The direction of a sort key */
+  direction: SortDirection;
+  /** A call column, a dotted path into inputs/output/attributes/summary, summary.weave.(status|latency_ms|trace_name) or feedback.[type].payload.<path> */
+  field: string;
+};
+
+/** The direction of a sort key */
+export type SortDirection =
+  /** Smallest (or earliest) first */
+  | 'ASC'
+  /** Largest (or latest) first */
+  | 'DESC';
+
 /** Role of a user in a team (entity) */
 export type TeamRole =
   | 'ADMIN'
   | 'MEMBER';
+
+/** The operands of `contains` */
+export type TraceQueryContainsInput = {
+  /** Ignore the case of letters (default false) */
+  caseInsensitive?: boolean | null | undefined;
+  /** The text searched (other values are read as text) */
+  input: TraceQueryOperandInput;
+  /** The text looked for */
+  substr: TraceQueryOperandInput;
+};
+
+/** The operands of `convert` */
+export type TraceQueryConvertInput = {
+  /** The value converted */
+  input: TraceQueryOperandInput;
+  /** What it is converted to */
+  to: TraceQueryConvertTarget;
+};
+
+/** What `convert` turns its input into ($convert `to`) */
+export type TraceQueryConvertTarget =
+  /** A boolean: true/1 and false/0, case-insensitive (null otherwise) */
+  | 'BOOL'
+  /** A floating-point number (null when the input is not numeric) */
+  | 'DOUBLE'
+  /** Whether the input is present and not null */
+  | 'EXISTS'
+  /** An integer, truncated toward zero (null when the input is not numeric) */
+  | 'INT'
+  /** The text of the input */
+  | 'STRING';
+
+/** An operation of a Weave query, which holds or not for each row: give exactly one field (the `$`-operator of Weave's wire form) */
+export type TraceQueryExpressionInput = {
+  /** Holds when every operand holds ($and); at least one operand */
+  and?: Array<TraceQueryOperandInput> | null | undefined;
+  /** Holds when a text contains a substring ($contains) */
+  contains?: TraceQueryContainsInput | null | undefined;
+  /** Holds when its two operands are equal ($eq), compared in the kind of the other side (a JSON value against 5 as a number); equal to a null literal means absent */
+  eq?: Array<TraceQueryOperandInput> | null | undefined;
+  /** Holds when the first of its two operands is greater than the second ($gt) */
+  gt?: Array<TraceQueryOperandInput> | null | undefined;
+  /** Holds when the first of its two operands is greater than or equal to the second ($gte) */
+  gte?: Array<TraceQueryOperandInput> | null | undefined;
+  /** Holds when a value equals one of a list ($in) */
+  in?: TraceQueryInInput | null | undefined;
+  /** Holds when its operand does not ($not) */
+  not?: TraceQueryOperandInput | null | undefined;
+  /** Holds when at least one operand holds ($or); at least one operand */
+  or?: Array<TraceQueryOperandInput> | null | undefined;
+};
+
+/** The operands of `in`: a value and the list it may equal */
+export type TraceQueryInInput = {
+  /** The candidates; an empty list holds for nothing */
+  list: Array<TraceQueryOperandInput>;
+  /** The value looked for */
+  value: TraceQueryOperandInput;
+};
+
+/** A Weave query: the rows for which its expression holds (Weave's `{"$expr": …}`) */
+export type TraceQueryInput = {
+  /** The expression each selected row satisfies ($expr) */
+  expr: TraceQueryExpressionInput;
+};
+
+/** An operand of a Weave query operation: an operation, a constant, a field of the queried rows or a conversion. Give exactly one field */
+export type TraceQueryOperandInput = {
+  /** Holds when every operand holds ($and); at least one operand */
+  and?: Array<TraceQueryOperandInput> | null | undefined;
+  /** Holds when a text contains a substring ($contains) */
+  contains?: TraceQueryContainsInput | null | undefined;
+  /** An operand converted to another kind of value ($convert) */
+  convert?: TraceQueryConvertInput | null | undefined;
+  /** Holds when its two operands are equal ($eq), compared in the kind of the other side (a JSON value against 5 as a number); equal to a null literal means absent */
+  eq?: Array<TraceQueryOperandInput> | null | undefined;
+  /** A field of the queried rows: a column or a dotted path into a JSON column ($getField); which exist depends on the list (docs/tracing.md) */
+  getField?: string | null | undefined;
+  /** Holds when the first of its two operands is greater than the second ($gt) */
+  gt?: Array<TraceQueryOperandInput> | null | undefined;
+  /** Holds when the first of its two operands is greater than or equal to the second ($gte) */
+  gte?: Array<TraceQueryOperandInput> | null | undefined;
+  /** Holds when a value equals one of a list ($in) */
+  in?: TraceQueryInInput | null | undefined;
+  /** A constant: any JSON value, null included ($literal) */
+  literal?: unknown;
+  /** Holds when its operand does not ($not) */
+  not?: TraceQueryOperandInput | null | undefined;
+  /** Holds when at least one operand holds ($or); at least one operand */
+  or?: Array<TraceQueryOperandInput> | null | undefined;
+};
 
 export type DashboardViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -29,7 +161,55 @@ export type HomeTeamQueryVariables = Exact<{
 
 export type HomeTeamQuery = { team: { name: string, createdAt: string, webhookCount: number, members: Array<{ username: string, role: TeamRole }>, projects: Array<{ entity: string, name: string, fullName: string, createdAt: string, callCount: number, inferenceRequestCount: number, trainingModelCount: number, runCount: number, traceCount: number, recentCalls: { nodes: Array<{ id: string, traceId: string | null, opName: string | null, displayName: string | null, status: string, startedAt: string | null, latencyMs: number | null }> } }> } | null };
 
+export type TraceTreeCallFragment = { id: string, traceId: string | null, parentId: string | null, opName: string | null, displayName: string | null, status: string, startedAt: string | null, endedAt: string | null, latencyMs: number | null, firstChild: { nodes: Array<{ id: string }> } };
 
+export type TraceRootsQueryVariables = Exact<{
+  entity: string;
+  project: string;
+  traceId: string;
+}>;
+
+
+export type TraceRootsQuery = { project: { fullName: string, callsInTrace: number, running: number, roots: { nodes: Array<{ id: string, traceId: string | null, parentId: string | null, opName: string | null, displayName: string | null, status: string, startedAt: string | null, endedAt: string | null, latencyMs: number | null, firstChild: { nodes: Array<{ id: string }> } }> } } | null };
+
+export type TraceCallChildrenQueryVariables = Exact<{
+  entity: string;
+  project: string;
+  id: string;
+  after?: string | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type TraceCallChildrenQuery = { project: { call: { id: string, children: { nodes: Array<{ id: string, traceId: string | null, parentId: string | null, opName: string | null, displayName: string | null, status: string, startedAt: string | null, endedAt: string | null, latencyMs: number | null, firstChild: { nodes: Array<{ id: string }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+
+export type TraceCallDetailQueryVariables = Exact<{
+  entity: string;
+  project: string;
+  id: string;
+}>;
+
+
+export type TraceCallDetailQuery = { project: { call: { id: string, traceId: string | null, parentId: string | null, opName: string | null, displayName: string | null, status: string, kind: string, startedAt: string | null, endedAt: string | null, latencyMs: number | null, wbUserId: string | null, wbRunId: string | null, wbRunStep: number | null, threadId: string | null, turnId: string | null, inputs: unknown, output: unknown, exception: string | null, attributes: unknown, summary: unknown, feedback: Array<{ id: string, feedbackType: string, payload: unknown, creator: string | null, createdAt: string }> } | null } | null };
+
+export type TracesPageQueryVariables = Exact<{
+  entity: string;
+  project: string;
+  first: number;
+  after?: string | null | undefined;
+  sortBy?: Array<CallSortInput> | CallSortInput | null | undefined;
+  filter?: CallFilter | null | undefined;
+  query?: TraceQueryInput | null | undefined;
+}>;
+
+
+export type TracesPageQuery = { project: { fullName: string, matching: number, calls: { edges: Array<{ cursor: string, node: { id: string, traceId: string | null, parentId: string | null, opName: string | null, displayName: string | null, status: string, startedAt: string | null, endedAt: string | null, latencyMs: number | null, wbUserId: string | null, wbRunId: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export const TraceTreeCallFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TraceTreeCall"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Call"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"parentId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"endedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","alias":{"kind":"Name","value":"firstChild"},"name":{"kind":"Name","value":"children"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"1"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}}]}}]}}]}}]} as unknown as DocumentNode<TraceTreeCallFragment, unknown>;
 export const DashboardViewerDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DashboardViewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"viewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"username"}},{"kind":"Field","name":{"kind":"Name","value":"isAdmin"}},{"kind":"Field","name":{"kind":"Name","value":"defaultEntity"}},{"kind":"Field","name":{"kind":"Name","value":"teams"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"}},{"kind":"Field","name":{"kind":"Name","value":"role"}}]}}]}}]}}]} as unknown as DocumentNode<DashboardViewerQuery, DashboardViewerQueryVariables>;
 export const DashboardTeamProjectsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DashboardTeamProjects"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"projects"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entity"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fullName"}}]}}]}}]}}]} as unknown as DocumentNode<DashboardTeamProjectsQuery, DashboardTeamProjectsQueryVariables>;
 export const HomeTeamDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"HomeTeam"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"webhookCount"}},{"kind":"Field","name":{"kind":"Name","value":"members"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"}},{"kind":"Field","name":{"kind":"Name","value":"role"}}]}},{"kind":"Field","name":{"kind":"Name","value":"projects"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entity"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fullName"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"callCount"}},{"kind":"Field","alias":{"kind":"Name","value":"traceCount"},"name":{"kind":"Name","value":"callCount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceRootsOnly"},"value":{"kind":"BooleanValue","value":true}}]}}]},{"kind":"Field","name":{"kind":"Name","value":"inferenceRequestCount"}},{"kind":"Field","name":{"kind":"Name","value":"trainingModelCount"}},{"kind":"Field","name":{"kind":"Name","value":"runCount"}},{"kind":"Field","alias":{"kind":"Name","value":"recentCalls"},"name":{"kind":"Name","value":"calls"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceRootsOnly"},"value":{"kind":"BooleanValue","value":true}}]}},{"kind":"Argument","name":{"kind":"Name","value":"sortBy"},"value":{"kind":"ListValue","values":[{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"field"},"value":{"kind":"StringValue","value":"started_at","block":false}},{"kind":"ObjectField","name":{"kind":"Name","value":"direction"},"value":{"kind":"EnumValue","value":"DESC"}}]}]}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"5"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<HomeTeamQuery, HomeTeamQueryVariables>;
+export const TraceRootsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TraceRoots"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"entity"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"traceId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"project"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"entity"},"value":{"kind":"Variable","name":{"kind":"Name","value":"entity"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"fullName"}},{"kind":"Field","alias":{"kind":"Name","value":"callsInTrace"},"name":{"kind":"Name","value":"callCount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceIds"},"value":{"kind":"ListValue","values":[{"kind":"Variable","name":{"kind":"Name","value":"traceId"}}]}}]}}]},{"kind":"Field","alias":{"kind":"Name","value":"running"},"name":{"kind":"Name","value":"callCount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceIds"},"value":{"kind":"ListValue","values":[{"kind":"Variable","name":{"kind":"Name","value":"traceId"}}]}}]}},{"kind":"Argument","name":{"kind":"Name","value":"query"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"expr"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"eq"},"value":{"kind":"ListValue","values":[{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"getField"},"value":{"kind":"StringValue","value":"summary.weave.status","block":false}}]},{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"literal"},"value":{"kind":"StringValue","value":"running","block":false}}]}]}}]}}]}}]},{"kind":"Field","alias":{"kind":"Name","value":"roots"},"name":{"kind":"Name","value":"calls"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceIds"},"value":{"kind":"ListValue","values":[{"kind":"Variable","name":{"kind":"Name","value":"traceId"}}]}},{"kind":"ObjectField","name":{"kind":"Name","value":"traceRootsOnly"},"value":{"kind":"BooleanValue","value":true}}]}},{"kind":"Argument","name":{"kind":"Name","value":"sortBy"},"value":{"kind":"ListValue","values":[{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"field"},"value":{"kind":"StringValue","value":"started_at","block":false}},{"kind":"ObjectField","name":{"kind":"Name","value":"direction"},"value":{"kind":"EnumValue","value":"ASC"}}]}]}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"20"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TraceTreeCall"}}]}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TraceTreeCall"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Call"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"parentId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"endedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","alias":{"kind":"Name","value":"firstChild"},"name":{"kind":"Name","value":"children"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"1"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}}]}}]}}]}}]} as unknown as DocumentNode<TraceRootsQuery, TraceRootsQueryVariables>;
+export const TraceCallChildrenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TraceCallChildren"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"entity"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}},"defaultValue":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"project"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"entity"},"value":{"kind":"Variable","name":{"kind":"Name","value":"entity"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"call"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"children"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TraceTreeCall"}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TraceTreeCall"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Call"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"parentId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"endedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","alias":{"kind":"Name","value":"firstChild"},"name":{"kind":"Name","value":"children"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"1"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}}]}}]}}]}}]} as unknown as DocumentNode<TraceCallChildrenQuery, TraceCallChildrenQueryVariables>;
+export const TraceCallDetailDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TraceCallDetail"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"entity"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"project"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"entity"},"value":{"kind":"Variable","name":{"kind":"Name","value":"entity"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"call"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"parentId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"endedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"wbUserId"}},{"kind":"Field","name":{"kind":"Name","value":"wbRunId"}},{"kind":"Field","name":{"kind":"Name","value":"wbRunStep"}},{"kind":"Field","name":{"kind":"Name","value":"threadId"}},{"kind":"Field","name":{"kind":"Name","value":"turnId"}},{"kind":"Field","name":{"kind":"Name","value":"inputs"}},{"kind":"Field","name":{"kind":"Name","value":"output"}},{"kind":"Field","name":{"kind":"Name","value":"exception"}},{"kind":"Field","name":{"kind":"Name","value":"attributes"}},{"kind":"Field","name":{"kind":"Name","value":"summary"}},{"kind":"Field","name":{"kind":"Name","value":"feedback"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"feedbackType"}},{"kind":"Field","name":{"kind":"Name","value":"payload"}},{"kind":"Field","name":{"kind":"Name","value":"creator"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]}}]}}]} as unknown as DocumentNode<TraceCallDetailQuery, TraceCallDetailQueryVariables>;
+export const TracesPageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TracesPage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"entity"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sortBy"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CallSortInput"}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"CallFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"query"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"TraceQueryInput"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"project"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"entity"},"value":{"kind":"Variable","name":{"kind":"Name","value":"entity"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"fullName"}},{"kind":"Field","alias":{"kind":"Name","value":"matching"},"name":{"kind":"Name","value":"callCount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"query"},"value":{"kind":"Variable","name":{"kind":"Name","value":"query"}}}]},{"kind":"Field","name":{"kind":"Name","value":"calls"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}},{"kind":"Argument","name":{"kind":"Name","value":"sortBy"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sortBy"}}},{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"query"},"value":{"kind":"Variable","name":{"kind":"Name","value":"query"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"parentId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"endedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"wbUserId"}},{"kind":"Field","name":{"kind":"Name","value":"wbRunId"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}}]}}]} as unknown as DocumentNode<TracesPageQuery, TracesPageQueryVariables>;

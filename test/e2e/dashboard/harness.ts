@@ -48,6 +48,15 @@ export async function startDashboardHarness(options: Parameters<typeof startTest
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // A refused GraphQL request: its body says why (the console only says "400").
+  page.on('response', (response) => {
+    if (response.status() >= 400 && response.url().includes('/graphql')) {
+      void response.text().then(
+        (body) => problems.push(`${response.status()} ${new URL(response.url()).pathname}: ${body.slice(0, 500)}`),
+        () => {},
+      );
+    }
+  });
 
   const harness: DashboardHarness = {
     platform,
