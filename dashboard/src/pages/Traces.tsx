@@ -5,6 +5,7 @@ import { formatDuration, formatNumber, ShortId, StatusBadge, Time } from '../com
 import { PageHeader } from '../components/PageHeader';
 import { ProjectPicker, splitProject, useProjectParam } from '../components/ProjectPicker';
 import { Empty, ErrorState, Loading } from '../components/States';
+import { TimeSeriesChart, type TimeSeries } from '../components/TimeSeriesChart';
 import { TracesPageDocument, type TracesPageQuery, type TracesPageQueryVariables } from '../graphql/generated';
 import { href, Link, useSearchParams } from '../router';
 import { callName } from './Home';
@@ -129,6 +130,7 @@ export default function Traces() {
                 {formatNumber(result.data.project.matching)} {rootsOnly ? 'traces' : 'calls'} match
                 {result.fetching ? <span className="muted"> · refreshing…</span> : null}
               </p>
+              <LatencyChart calls={result.data.project.calls.edges.map((edge) => edge.node)} />
               <DataTable
                 caption={`Calls of ${project}`}
                 columns={columns}
@@ -190,4 +192,17 @@ function Filters({ op, status, rootsOnly, onApply }: { op: string; status: strin
       ) : null}
     </form>
   );
+}
+
+/** Latency of the calls on this page against their start: a quick look for outliers (ended calls only). */
+function LatencyChart({ calls }: { calls: Call[] }) {
+  const series: TimeSeries[] = useMemo(() => {
+    const points = calls
+      .filter((call) => call.startedAt && call.latencyMs !== null && call.latencyMs !== undefined)
+      .map((call) => [new Date(call.startedAt!).getTime(), call.latencyMs!] as const)
+      .sort((a, b) => a[0] - b[0]);
+    return [{ label: 'Latency (ms)', points }];
+  }, [calls]);
+  if (series[0]!.points.length < 2) return null;
+  return <TimeSeriesChart title="Latency of the calls on this page" series={series} height={160} yLabel="ms" />;
 }

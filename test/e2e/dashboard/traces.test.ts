@@ -65,6 +65,8 @@ describe('dashboard: Traces', () => {
     const first = await table.locator('tbody tr').first().textContent();
     expect(first).toContain('long_running_job');
     expect(first).toContain('running');
+    // The page's latency chart: one point per finished call on the page (24 of 25: one still runs).
+    await expect.poll(() => page.getByTestId('time-series-chart').getAttribute('data-points')).toBe('24');
     await harness.checkAccessibility('traces');
     await harness.screenshot('traces');
 
