@@ -130,7 +130,6 @@ export default function Traces() {
                 {formatNumber(result.data.project.matching)} {rootsOnly ? 'traces' : 'calls'} match
                 {result.fetching ? <span className="muted"> · refreshing…</span> : null}
               </p>
-              <LatencyChart calls={result.data.project.calls.edges.map((edge) => edge.node)} />
               <DataTable
                 caption={`Calls of ${project}`}
                 columns={columns}
@@ -141,6 +140,7 @@ export default function Traces() {
                 rowKey={(call) => call.id}
                 empty={op || status ? 'No calls match these filters.' : 'No calls in this project yet.'}
               />
+              <LatencyChart calls={result.data.project.calls.edges.map((edge) => edge.node)} />
             </>
           )}
         </section>
@@ -204,5 +204,5 @@ function LatencyChart({ calls }: { calls: Call[] }) {
     return [{ label: 'Latency (ms)', points }];
   }, [calls]);
   if (series[0]!.points.length < 2) return null;
-  return <TimeSeriesChart title="Latency of the calls on this page" series={series} height={160} yLabel="ms" />;
+  return <TimeSeriesChart title="Latency of the calls on this page" series={series} height={140} yLabel="ms" />;
 }

@@ -56,6 +56,11 @@ describe('dashboard: sign-in and Home', () => {
     await harness.checkAccessibility('home');
     await harness.screenshot('home');
 
+    // Traces without ?project= opens on the first project of the viewer's teams (the personal team has none).
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Traces' }).click();
+    await page.getByRole('link', { name: 'home_page_op' }).waitFor();
+    expect(await page.getByLabel('Project').inputValue()).toBe('trellis/default');
+
     // Client-side navigation and a deep link (browser navigation to /ui/... gets the app).
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();

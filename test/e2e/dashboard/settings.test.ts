@@ -7,6 +7,8 @@ beforeAll(async () => {
   harness = await startDashboardHarness();
   await harness.platform.createUser('erin');
   member = await harness.platform.createUser('frank', { trellis: 'MEMBER' });
+  await harness.platform.createUser('gina', { hidden: 'ADMIN' });
+  expect((await harness.platform.graphql('mutation { createProject(entity: "hidden", name: "secret") { fullName } }')).body.errors).toBeUndefined();
   await harness.signIn();
 });
 afterAll(() => harness?.close());
@@ -75,5 +77,10 @@ describe('dashboard: Settings', () => {
     await expect.poll(() => team.getByTestId('members-read-only').textContent()).toContain('Only admins of trellis');
     expect(await team.getByRole('button', { name: /Remove/ }).count()).toBe(0);
     await harness.checkAccessibility('settings (member)');
+
+    // A project of a team frank is not in: the graph answers null (it does not say whether it exists), and so does the page.
+    await harness.open('/traces?project=hidden%2Fsecret');
+    await page.getByText('There is no project hidden/secret you can see.').waitFor();
+    await harness.checkAccessibility('traces (refused)');
   });
 });
