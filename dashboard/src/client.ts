@@ -22,6 +22,9 @@ export function createGraphClient(key: string): GraphClient {
       url: graphqlWsUrl(),
       connectionParams: { authorization },
       lazy: true,
+      // Moving between pages unsubscribes and subscribes again: keep the socket a little while instead of closing it
+      // (possibly while it is still connecting) and opening a new one.
+      lazyCloseTimeout: 5000,
       retryAttempts: 5,
     }));
   const client = new Client({

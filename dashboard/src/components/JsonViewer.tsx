@@ -7,7 +7,19 @@ import { useState } from 'react';
 export function JsonViewer({ value, label, openDepth = 1 }: { value: unknown; label?: string; openDepth?: number }) {
   return (
     <div className="json-viewer" data-testid="json-viewer">
-      {value === undefined ? <span className="json-null">—</span> : <JsonNode name={label} value={value} depth={0} openDepth={openDepth} />}
+      {value === undefined ? (
+        <span className="json-null">—</span>
+      ) : label === undefined && value !== null && typeof value === 'object' && Object.keys(value).length > 0 ? (
+        // A top-level object or array without a label: its entries directly (the section around it names it).
+        <JsonChildren
+          entries={Array.isArray(value) ? value.map((item, index): [string, unknown] => [String(index), item]) : Object.entries(value)}
+          depth={0}
+          openDepth={openDepth}
+          root
+        />
+      ) : (
+        <JsonNode name={label} value={value} depth={0} openDepth={openDepth} />
+      )}
     </div>
   );
 }
@@ -33,11 +45,7 @@ function JsonNode({ name, value, depth, openDepth }: { name?: string; value: unk
           {keyLabel ? ' ' : null}
           <span className="json-punct">{summary}</span>
         </summary>
-        <div className="json-children">
-          {entries.map(([key, item]) => (
-            <JsonNode key={key} name={key} value={item} depth={depth + 1} openDepth={openDepth} />
-          ))}
-        </div>
+        <JsonChildren entries={entries} depth={depth} openDepth={openDepth} />
       </details>
     );
   }
@@ -46,6 +54,25 @@ function JsonNode({ name, value, depth, openDepth }: { name?: string; value: unk
       {keyLabel}
       {keyLabel ? ': ' : null}
       <JsonScalar value={value} />
+    </div>
+  );
+}
+
+/** Big objects and arrays render their first entries, then more on request. */
+const ENTRIES_SHOWN = 100;
+
+function JsonChildren({ entries, depth, openDepth, root = false }: { entries: [string, unknown][]; depth: number; openDepth: number; root?: boolean }) {
+  const [shown, setShown] = useState(ENTRIES_SHOWN);
+  return (
+    <div className={root ? 'json-root' : 'json-children'}>
+      {entries.slice(0, shown).map(([key, item]) => (
+        <JsonNode key={key} name={key} value={item} depth={depth + 1} openDepth={openDepth} />
+      ))}
+      {entries.length > shown ? (
+        <button type="button" className="link-button" onClick={() => setShown(shown + ENTRIES_SHOWN * 10)}>
+          show {Math.min(entries.length - shown, ENTRIES_SHOWN * 10)} more of {entries.length}
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Link, matchPath, useRouter } from '../router';
 import { routes } from '../routes';
 import { useSession } from '../viewer';
@@ -7,6 +7,17 @@ import { useSession } from '../viewer';
 export function Layout({ children }: { children: ReactNode }) {
   const { viewer, signOut } = useSession();
   const { location } = useRouter();
+  // After an in-app navigation, focus moves to the new page's main region (screen readers announce it; Tab
+  // continues from there), as a full page load would do. Not on the first render.
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.focus({ preventScroll: false });
+  }, [location.path]);
   const current = (path: string) => (path === '/' ? location.path === '/' : location.path === path || location.path.startsWith(`${path}/`));
   return (
     <div className="layout">
@@ -46,7 +57,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <a href="/graphql">GraphQL explorer</a>
         </p>
       </nav>
-      <main id="main" className="content" tabIndex={-1}>
+      <main id="main" className="content" tabIndex={-1} ref={main}>
         {children}
       </main>
     </div>

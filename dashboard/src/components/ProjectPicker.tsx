@@ -1,5 +1,5 @@
-import { useLayoutEffect, useRef } from 'react';
-import { useQuery } from 'urql';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useClient, useQuery } from 'urql';
 import { DashboardTeamProjectsDocument } from '../graphql/generated';
 import { useSearchParams } from '../router';
 import { useSession } from '../viewer';
@@ -55,15 +55,31 @@ export function splitProject(fullName: string | null): { entity: string; project
 }
 
 /**
- * The page's project from `?project=entity/name`; without one, the first project of the viewer's first team
- * (so a page opens on something). The setter keeps the rest of the query string out (filters belong to a project).
+ * The page's project from `?project=entity/name`; without one, the first project of the viewer's teams (so a page
+ * opens on something). The setter pushes a new URL with only the project (filters belong to a project).
  */
 export function useProjectParam(): [string | null, (project: string) => void] {
   const { viewer } = useSession();
+  const client = useClient();
   const [search, setSearch] = useSearchParams();
   const explicit = search.get('project');
-  const firstTeam = viewer.teams[0]?.team ?? viewer.defaultEntity ?? null;
-  const [result] = useQuery({ query: DashboardTeamProjectsDocument, variables: { team: firstTeam ?? '' }, pause: Boolean(explicit) || !firstTeam });
-  const fallback = result.data?.team?.projects[0]?.fullName ?? null;
+  const [fallback, setFallback] = useState<string | null>(null);
+  useEffect(() => {
+    if (explicit) return;
+    let cancelled = false;
+    void (async () => {
+      for (const membership of viewer.teams) {
+        const result = await client.query(DashboardTeamProjectsDocument, { team: membership.team }).toPromise();
+        const first = result.data?.team?.projects[0]?.fullName;
+        if (first) {
+          if (!cancelled) setFallback(first);
+          return;
+        }
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [explicit, viewer, client]);
   return [explicit ?? fallback, (project: string) => setSearch({ project }, { push: true })];
 }

@@ -60,7 +60,7 @@ export function TimeSeriesChart({
         { label: xKind === 'time' ? 'Time' : 'Step' },
         ...series.map((item, i) => ({ label: item.label, stroke: item.color ?? PALETTE[i % PALETTE.length], width: 2, spanGaps: true, points: { size: 5 } })),
       ],
-      legend: { live: true },
+      legend: { show: series.length > 1, live: true },
     };
     const plot = new uPlot(options, data, element);
     const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(200, element.clientWidth), height }));

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
-import { useClient, type CombinedError } from 'urql';
+import { useClient, useSubscription, type CombinedError } from 'urql';
 import { DataTable, type Column } from '../components/DataTable';
 import { formatDuration, formatNumber, relativeTime, StatusBadge, Time } from '../components/Format';
 import { PageHeader } from '../components/PageHeader';
 import { Empty, ErrorState, Loading } from '../components/States';
-import { HomeTeamDocument, type HomeTeamQuery } from '../graphql/generated';
+import { HomeLiveEventsDocument, HomeTeamDocument, type HomeLiveEventsSubscription, type HomeTeamQuery } from '../graphql/generated';
 import { href, Link } from '../router';
 import { useSession } from '../viewer';
 
@@ -174,7 +174,9 @@ export default function Home() {
         )}
       </section>
 
-      {teams.map((result) => (
+      <LiveEvents />
+
+      {[...teams].sort((a, b) => (b.team?.projects.length ?? 0) - (a.team?.projects.length ?? 0)).map((result) => (
         <section key={result.name} aria-labelledby={`team-${result.name}`} className="section card" data-team={result.name}>
           <div className="card-header">
             <h2 id={`team-${result.name}`}>
@@ -208,5 +210,42 @@ function Stat({ label, value }: { label: string; value: number }) {
       <dt>{label}</dt>
       <dd>{formatNumber(value)}</dd>
     </div>
+  );
+}
+
+type LiveEvent = HomeLiveEventsSubscription['platformEvents'];
+
+/** Platform events as they happen, over graphql-ws (`/graphql/ws`, the key in connection_init). */
+function LiveEvents() {
+  const [result] = useSubscription<HomeLiveEventsSubscription, LiveEvent[]>({ query: HomeLiveEventsDocument }, (events = [], data) =>
+    [data.platformEvents, ...events].slice(0, 8),
+  );
+  const events = result.data ?? [];
+  return (
+    <section aria-labelledby="live-heading" className="section card" data-testid="live-events">
+      <div className="card-header">
+        <h2 id="live-heading">Live events</h2>
+        <span className="muted">{result.error ? null : 'since you opened this page'}</span>
+      </div>
+      {result.error ? (
+        <ErrorState error={result.error} title="Live events are unavailable" />
+      ) : events.length === 0 ? (
+        <p className="muted live-empty">Nothing yet: runs, artifacts, training jobs and deliveries of your teams appear here as they happen.</p>
+      ) : (
+        <ul className="event-list" aria-live="polite">
+          {events.map((event) => (
+            <li key={event.id}>
+              <code className="event-type">{event.type}</code>
+              <span>
+                {event.project ? `${event.entity}/${event.project}` : event.entity} · by {event.author}
+              </span>
+              <span className="muted" title={event.createdAt}>
+                {relativeTime(event.createdAt)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }

@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { buildDashboard } from '../../../server/dashboard/build.js';
 import { startTestPlatform, type TestPlatform } from '../../support/platform.js';
@@ -28,8 +28,8 @@ export interface DashboardHarness {
   signIn(key?: string): Promise<void>;
   /** Runs axe-core on the page; fails on serious or critical violations. */
   checkAccessibility(what: string): Promise<void>;
-  /** docs/screenshots/<name>.png, 1280×800. */
-  screenshot(name: string): Promise<void>;
+  /** docs/screenshots/<name>.png, 1280×800; `mask` hides secrets (a new key) behind a box. */
+  screenshot(name: string, options?: { mask?: Locator[] }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,6 +48,15 @@ export async function startDashboardHarness(options: Parameters<typeof startTest
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // A refused GraphQL request: its body says why (the console only says "400").
+  page.on('response', (response) => {
+    if (response.status() >= 400 && response.url().includes('/graphql')) {
+      void response.text().then(
+        (body) => problems.push(`${response.status()} ${new URL(response.url()).pathname}: ${body.slice(0, 500)}`),
+        () => {},
+      );
+    }
+  });
 
   const harness: DashboardHarness = {
     platform,
@@ -78,9 +87,9 @@ export async function startDashboardHarness(options: Parameters<typeof startTest
       const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
       expect(serious, `${what}: axe-core violations`).toEqual([]);
     },
-    async screenshot(name) {
+    async screenshot(name, options) {
       await mkdir(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled', caret: 'hide' });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled', caret: 'hide', mask: options?.mask, maskColor: '#d9dde3' });
     },
     async close() {
       await browser.close().catch(() => {});

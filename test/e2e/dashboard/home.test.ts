@@ -53,8 +53,31 @@ describe('dashboard: sign-in and Home', () => {
     const row = (await team.getByRole('row', { name: /default/ }).textContent()) ?? '';
     expect(row).toMatch(/default\s*1\s*1/); // calls 1, traces 1
     await expect.poll(() => page.getByRole('link', { name: 'home_page_op' }).count()).toBe(1);
+
+    // Live: a run created now arrives over graphql-ws (/graphql/ws, the key in connection_init).
+    await page.getByTestId('live-events').getByText('Nothing yet').waitFor();
+    // The subscription streams only events after it started: create runs until one arrives (the first, normally).
+    const live = page.getByTestId('live-events');
+    await expect
+      .poll(
+        async () => {
+          const text = (await live.textContent()) ?? '';
+          if (!text.includes('RUN_STATE')) {
+            const created = await harness.platform.graphql('mutation { createRun(input: { entity: "trellis", project: "default" }) { id } }');
+            expect(created.body.errors).toBeUndefined();
+          }
+          return text;
+        },
+        { timeout: 10_000, interval: 700 },
+      )
+      .toMatch(/RUN_STATE.*trellis\/default/);
     await harness.checkAccessibility('home');
     await harness.screenshot('home');
+
+    // Traces without ?project= opens on the first project of the viewer's teams (the personal team has none).
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Traces' }).click();
+    await page.getByRole('link', { name: 'home_page_op' }).waitFor();
+    expect(await page.getByLabel('Project').inputValue()).toBe('trellis/default');
 
     // Client-side navigation and a deep link (browser navigation to /ui/... gets the app).
     await page.getByRole('link', { name: 'Settings' }).click();

@@ -1,4 +1,6 @@
+import { Kind, print, type DocumentNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as operations from '../../../dashboard/src/graphql/generated.js';
 import { dashboardTypesAreCurrent } from '../../../server/dashboard/codegen.js';
 import { buildDashboard, dashboardInputsHash } from '../../../server/dashboard/build.js';
 import { startTestPlatform, type TestPlatform } from '../../support/platform.js';
@@ -23,6 +25,23 @@ describe('dashboard build', () => {
     const result = await buildDashboard({ quiet: true });
     expect(result.built).toBe(false);
     expect(result.hash).toBe(await dashboardInputsHash());
+  });
+});
+
+describe('dashboard operations', () => {
+  it('all pass the gateway\'s depth and cost limits and run without internal errors', async () => {
+    const defaults: Record<string, unknown> = { entity: 'trellis', project: 'default', team: 'trellis', id: 'none', traceId: 'none', first: 25 };
+    const documents = Object.entries(operations).filter(([name]) => name.endsWith('Document')) as [string, DocumentNode][];
+    expect(documents.length).toBeGreaterThan(3);
+    for (const [name, document] of documents) {
+      const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+      // Mutations go without variables: refused for them (BAD_USER_INPUT) only after depth and cost were checked.
+      const variables = operation?.kind === Kind.OPERATION_DEFINITION && operation.operation === 'query' ? defaults : {};
+      if (operation?.kind === Kind.OPERATION_DEFINITION && operation.operation === 'subscription') continue;
+      const { body } = await platform.graphql(print(document), variables);
+      const codes = ((body.errors ?? []) as { message: string; extensions?: { code?: string } }[]).map((error) => `${error.extensions?.code}: ${error.message}`);
+      expect(codes.filter((code) => /^(GRAPHQL_VALIDATION_FAILED|GRAPHQL_PARSE_FAILED|INTERNAL|INTERNAL_SERVER_ERROR|undefined):/.test(code)), name).toEqual([]);
+    }
   });
 });
 
