@@ -30,7 +30,11 @@ beforeAll(async () => {
   await ok(platform, `mutation($id: ID!) { setAutomationEnabled(id: $id, enabled: false) { id } }`, { id: failingAutomation });
   // Three deliveries of log-a (log-b is paused, and watches metrics).
   for (let i = 0; i < 3; i++) await createVersion(platform, { collection: `log-${i}` });
-  await eventually(async () => (receiver.requests.filter((r) => r.path === '/ok').length >= 3 ? true : undefined));
+  // Received is not yet recorded: wait until the worker has recorded every attempt's outcome.
+  await eventually(async () => {
+    const data: any = await ok(platform, `{ deliveries(team: "trellis", status: SUCCEEDED) { nodes { id } } }`);
+    return data.deliveries.nodes.length >= 3 ? true : undefined;
+  });
 });
 afterAll(async () => {
   await platform?.close();
