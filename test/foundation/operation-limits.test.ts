@@ -86,7 +86,7 @@ describe('operation limits on /graphql/ws', () => {
   it('apply the configured depth and cost limits', async () => {
     const strict = await startTestPlatform({ env: { TRELLIS_GRAPHQL_MAX_DEPTH: '3', TRELLIS_GRAPHQL_MAX_COST: '30' } });
     try {
-      const deep = '{ automations(entity: "trellis") { webhook { id } deliveries { attempts { id } } } }';
+      const deep = '{ automations(entity: "trellis") { nodes { webhook { id } } } }';
       const costly = `{ ${Array.from({ length: 20 }, (_, index) => `w${index}: webhooks(team: "trellis") { id name }`).join(' ')} }`;
       for (const [query, message] of [[deep, /nested too deeply/], [costly, /too expensive/]] as const) {
         const http = await strict.graphql(query);

@@ -81,18 +81,18 @@ describe('training chat completions under the model limits', () => {
 
     const query = `{ project(entity: "trellis", name: "chat-usage") {
       inferenceUsage(groupBy: [MODEL, STATUS]) { model status requests promptTokens completionTokens }
-      inferenceUsageRecords(limit: 10) { model stream status backend }
+      inferenceUsageRecords(first: 10) { nodes { model stream status backend } }
     } }`;
     const deadline = Date.now() + 10_000;
     let project: any;
     do {
       await new Promise((resolve) => setTimeout(resolve, 50));
       project = (await platform.graphql(query)).body.data.project;
-    } while (project.inferenceUsageRecords.length < 2 && Date.now() < deadline);
+    } while (project.inferenceUsageRecords.nodes.length < 2 && Date.now() < deadline);
     expect(project.inferenceUsage).toEqual([
       { model: name, status: 200, requests: 2, promptTokens: 2 * completion.usage.prompt_tokens, completionTokens: expect.any(Number) },
     ]);
-    expect(project.inferenceUsageRecords.map((record: any) => record.stream).sort()).toEqual([false, true]);
+    expect(project.inferenceUsageRecords.nodes.map((record: any) => record.stream).sort()).toEqual([false, true]);
     expect(project.inferenceUsageRecords[0]).toMatchObject({ model: name, status: 200, backend: 'training' });
   });
 });

@@ -163,13 +163,18 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
 
     // The registry records each checkpoint as an artifact version of the model's collection and the run's state,
     // from platform events (so automations can watch them).
-    const registryView = async () =>
-      (
+    const registryView = async () => {
+      const { project } = (
         await platform.graphql(`{ project(entity: "trellis", name: "jobs") {
-          runs { name state loss: metricHistory(name: "loss") { step value } }
-          artifactCollections { name type versions { version aliases metadata files { path size } } }
+          runs { nodes { name state loss: metricHistory(name: "loss") { step value } } }
+          artifactCollections { nodes { name type versions { nodes { version aliases metadata files { path size } } } } }
         } }`)
-      ).body.data.project;
+      ).body.data;
+      return {
+        runs: project.runs.nodes,
+        artifactCollections: project.artifactCollections.nodes.map((c: { versions: { nodes: unknown[] } }) => ({ ...c, versions: c.versions.nodes })),
+      };
+    };
     let view = await registryView();
     const deadline = Date.now() + 20_000;
     // Each event is recorded on its own: wait until the last one (run_finished of the second job) is in.
@@ -216,8 +221,8 @@ describe('RL jobs on the queue (the ART serverless loop)', () => {
     const deadline = Date.now() + 20_000;
     let state: string | undefined;
     while (state !== 'FAILED' && Date.now() < deadline) {
-      const { body } = await platform.graphql('{ project(entity: "trellis", name: "jobs") { runs { name state } } }');
-      state = body.data.project.runs.find((r: { name: string }) => r.name === model.run_id)?.state;
+      const { body } = await platform.graphql('{ project(entity: "trellis", name: "jobs") { runs { nodes { name state } } } }');
+      state = body.data.project.runs.nodes.find((r: { name: string }) => r.name === model.run_id)?.state;
       if (state !== 'FAILED') await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(state).toBe('FAILED');
