@@ -5,6 +5,140 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** An OpenAI chat completion request (the body of POST /inference/v1/chat/completions, in camelCase) */
+export type ChatCompletionRequestInput = {
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** Return the log probabilities of the output tokens */
+  logprobs?: boolean | null | undefined;
+  /** Most tokens to generate */
+  maxCompletionTokens?: number | null | undefined;
+  /** Most tokens to generate (older name of maxCompletionTokens) */
+  maxTokens?: number | null | undefined;
+  /** The conversation so far, oldest first */
+  messages: Array<ChatMessageInput>;
+  /** The catalog model to ask (an id of `inferenceModels`) */
+  model: string;
+  /** Number of choices to generate */
+  n?: number | null | undefined;
+  /** The form the answer must take */
+  responseFormat?: ChatResponseFormatInput | null | undefined;
+  /** Seed for reproducible sampling, where the backend supports it */
+  seed?: number | null | undefined;
+  /** A stop sequence, or a list of up to 4 */
+  stop?: unknown;
+  /** Ignored by GraphQL (the subscription streams); REST answers server-sent events */
+  stream?: boolean | null | undefined;
+  /** Options of a streamed completion */
+  streamOptions?: ChatStreamOptionsInput | null | undefined;
+  /** Sampling temperature, 0 to 2 */
+  temperature?: number | null | undefined;
+  /** `none`, `auto`, `required`, or the tool to call ({type, function: {name}}) */
+  toolChoice?: unknown;
+  /** Tools the model may call */
+  tools?: Array<ChatToolInput> | null | undefined;
+  /** Most likely alternatives returned per token (0 to 20) */
+  topLogprobs?: number | null | undefined;
+  /** Nucleus sampling mass, 0 to 1 */
+  topP?: number | null | undefined;
+  /** Your identifier of the end user (recorded in usage) */
+  user?: string | null | undefined;
+};
+
+/** One message of the conversation */
+export type ChatMessageInput = {
+  /** The text, or a list of content parts ({type: "text", text}, {type: "image_url", image_url: {url}}) */
+  content?: unknown;
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** Name of the participant */
+  name?: string | null | undefined;
+  /** Who wrote a message of the conversation */
+  role: ChatMessageRole;
+  /** Tool messages: the tool call this answers */
+  toolCallId?: string | null | undefined;
+  /** Assistant messages: the tool calls it made */
+  toolCalls?: Array<ChatToolCallInput> | null | undefined;
+};
+
+/** Who wrote a message of the conversation */
+export type ChatMessageRole =
+  /** The model (earlier turns, or the turn to continue) */
+  | 'ASSISTANT'
+  /** Instructions to the model (newer OpenAI name for system) */
+  | 'DEVELOPER'
+  /** The result of a function call (deprecated OpenAI form) */
+  | 'FUNCTION'
+  /** Instructions to the model */
+  | 'SYSTEM'
+  /** The result of a tool call */
+  | 'TOOL'
+  /** The end user */
+  | 'USER';
+
+/** The form the answer must take */
+export type ChatResponseFormatInput = {
+  /** For `json_schema`: {name, schema, strict} */
+  jsonSchema?: Record<string, unknown> | null | undefined;
+  /** `text`, `json_object` or `json_schema` */
+  type: string;
+};
+
+/** Options of a streamed completion */
+export type ChatStreamOptionsInput = {
+  /** Send a last chunk with the token usage */
+  includeUsage?: boolean | null | undefined;
+};
+
+/** The function a tool call invokes */
+export type ChatToolCallFunctionInput = {
+  /** Its arguments, as the JSON text the model wrote */
+  arguments?: string | null | undefined;
+  /** The function the model called */
+  name?: string | null | undefined;
+};
+
+/** A tool call an assistant message made */
+export type ChatToolCallInput = {
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** The function a tool call invokes */
+  function?: ChatToolCallFunctionInput | null | undefined;
+  /** The id the tool result answers with (`toolCallId`) */
+  id?: string | null | undefined;
+  /** The kind of tool: `function` */
+  type?: string | null | undefined;
+};
+
+/** A function the model may call */
+export type ChatToolFunctionInput = {
+  /** What the function does, for the model */
+  description?: string | null | undefined;
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** Name the model calls the function by */
+  name: string;
+  /** JSON Schema of the arguments */
+  parameters?: Record<string, unknown> | null | undefined;
+};
+
+/** A tool the model may call */
+export type ChatToolInput = {
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** A function the model may call */
+  function?: ChatToolFunctionInput | null | undefined;
+  /** The kind of tool: `function` */
+  type: string;
+};
+
+/** A deployment's health as this process's balancer sees it */
+export type InferenceDeploymentHealth =
+  /** Failed recently: passed over until coolingUntil unless no healthy deployment is left */
+  | 'COOLING_DOWN'
+  /** Answering: requests go to it, least busy first */
+  | 'HEALTHY';
+
 /** Role of a user in a team (entity) */
 export type TeamRole =
   | 'ADMIN'
@@ -29,7 +163,35 @@ export type HomeTeamQueryVariables = Exact<{
 
 export type HomeTeamQuery = { team: { name: string, createdAt: string, webhookCount: number, members: Array<{ username: string, role: TeamRole }>, projects: Array<{ entity: string, name: string, fullName: string, createdAt: string, callCount: number, inferenceRequestCount: number, trainingModelCount: number, runCount: number, traceCount: number, recentCalls: { nodes: Array<{ id: string, traceId: string | null, opName: string | null, displayName: string | null, status: string, startedAt: string | null, latencyMs: number | null }> } }> } | null };
 
+export type InferenceCatalogQueryVariables = Exact<{
+  withDeployments: boolean;
+}>;
+
+
+export type InferenceCatalogQuery = { inferenceModels: Array<{ id: string, backend: string, root: string, ownedBy: string, source: string, created: string, teams: Array<string> | null, deployments?: Array<{ label: string, baseUrl: string, model: string, inFlight: number, coolingUntil: string | null, health: InferenceDeploymentHealth }> }> };
+
+export type InferenceUsageSeriesQueryVariables = Exact<{
+  team: string;
+  from: string;
+  to: string;
+  bucketSeconds: number;
+}>;
+
+
+export type InferenceUsageSeriesQuery = { team: { name: string, inferenceUsageSeries: Array<{ period: string | null, project: string | null, model: string | null, requests: number, errors: number, promptTokens: number, completionTokens: number, totalTokens: number }> } | null };
+
+export type InferencePlaygroundChunksSubscriptionVariables = Exact<{
+  project?: string | null | undefined;
+  request: ChatCompletionRequestInput;
+}>;
+
+
+export type InferencePlaygroundChunksSubscription = { chatCompletionChunks: { id: string, model: string, choices: Array<{ index: number, finishReason: string | null, message: { role: string | null, content: string | null, refusal: string | null } }>, usage: { promptTokens: number, completionTokens: number, totalTokens: number } | null } };
+
 
 export const DashboardViewerDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DashboardViewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"viewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"username"}},{"kind":"Field","name":{"kind":"Name","value":"isAdmin"}},{"kind":"Field","name":{"kind":"Name","value":"defaultEntity"}},{"kind":"Field","name":{"kind":"Name","value":"teams"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"}},{"kind":"Field","name":{"kind":"Name","value":"role"}}]}}]}}]}}]} as unknown as DocumentNode<DashboardViewerQuery, DashboardViewerQueryVariables>;
 export const DashboardTeamProjectsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DashboardTeamProjects"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"projects"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entity"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fullName"}}]}}]}}]}}]} as unknown as DocumentNode<DashboardTeamProjectsQuery, DashboardTeamProjectsQueryVariables>;
 export const HomeTeamDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"HomeTeam"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"webhookCount"}},{"kind":"Field","name":{"kind":"Name","value":"members"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"}},{"kind":"Field","name":{"kind":"Name","value":"role"}}]}},{"kind":"Field","name":{"kind":"Name","value":"projects"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entity"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fullName"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"callCount"}},{"kind":"Field","alias":{"kind":"Name","value":"traceCount"},"name":{"kind":"Name","value":"callCount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceRootsOnly"},"value":{"kind":"BooleanValue","value":true}}]}}]},{"kind":"Field","name":{"kind":"Name","value":"inferenceRequestCount"}},{"kind":"Field","name":{"kind":"Name","value":"trainingModelCount"}},{"kind":"Field","name":{"kind":"Name","value":"runCount"}},{"kind":"Field","alias":{"kind":"Name","value":"recentCalls"},"name":{"kind":"Name","value":"calls"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceRootsOnly"},"value":{"kind":"BooleanValue","value":true}}]}},{"kind":"Argument","name":{"kind":"Name","value":"sortBy"},"value":{"kind":"ListValue","values":[{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"field"},"value":{"kind":"StringValue","value":"started_at","block":false}},{"kind":"ObjectField","name":{"kind":"Name","value":"direction"},"value":{"kind":"EnumValue","value":"DESC"}}]}]}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"5"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<HomeTeamQuery, HomeTeamQueryVariables>;
+export const InferenceCatalogDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"InferenceCatalog"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"withDeployments"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"inferenceModels"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"backend"}},{"kind":"Field","name":{"kind":"Name","value":"root"}},{"kind":"Field","name":{"kind":"Name","value":"ownedBy"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"created"}},{"kind":"Field","name":{"kind":"Name","value":"teams"}},{"kind":"Field","name":{"kind":"Name","value":"deployments"},"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"withDeployments"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"label"}},{"kind":"Field","name":{"kind":"Name","value":"baseUrl"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"inFlight"}},{"kind":"Field","name":{"kind":"Name","value":"coolingUntil"}},{"kind":"Field","name":{"kind":"Name","value":"health"}}]}}]}}]}}]} as unknown as DocumentNode<InferenceCatalogQuery, InferenceCatalogQueryVariables>;
+export const InferenceUsageSeriesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"InferenceUsageSeries"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"from"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateTimeISO"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"to"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateTimeISO"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"bucketSeconds"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"inferenceUsageSeries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"from"},"value":{"kind":"Variable","name":{"kind":"Name","value":"from"}}},{"kind":"Argument","name":{"kind":"Name","value":"to"},"value":{"kind":"Variable","name":{"kind":"Name","value":"to"}}},{"kind":"Argument","name":{"kind":"Name","value":"bucketSeconds"},"value":{"kind":"Variable","name":{"kind":"Name","value":"bucketSeconds"}}},{"kind":"Argument","name":{"kind":"Name","value":"groupBy"},"value":{"kind":"ListValue","values":[{"kind":"EnumValue","value":"PROJECT"},{"kind":"EnumValue","value":"MODEL"}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"period"}},{"kind":"Field","name":{"kind":"Name","value":"project"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"requests"}},{"kind":"Field","name":{"kind":"Name","value":"errors"}},{"kind":"Field","name":{"kind":"Name","value":"promptTokens"}},{"kind":"Field","name":{"kind":"Name","value":"completionTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]}}]} as unknown as DocumentNode<InferenceUsageSeriesQuery, InferenceUsageSeriesQueryVariables>;
+export const InferencePlaygroundChunksDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"InferencePlaygroundChunks"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"request"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ChatCompletionRequestInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"chatCompletionChunks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"project"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}},{"kind":"Argument","name":{"kind":"Name","value":"request"},"value":{"kind":"Variable","name":{"kind":"Name","value":"request"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"choices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"finishReason"}},{"kind":"Field","name":{"kind":"Name","value":"message"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"refusal"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"usage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"promptTokens"}},{"kind":"Field","name":{"kind":"Name","value":"completionTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]}}]} as unknown as DocumentNode<InferencePlaygroundChunksSubscription, InferencePlaygroundChunksSubscriptionVariables>;
