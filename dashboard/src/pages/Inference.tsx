@@ -26,7 +26,8 @@ export default function Inference() {
     if (models.length > 0 && !models.some((candidate) => candidate.id === model)) setModel(models[0]!.id);
   }, [models, model]);
 
-  const team = search.get('team') ?? viewer.teams[0]?.team ?? null;
+  // The viewer's default entity when it is one of their teams (SDK requests without a project are recorded there).
+  const team = search.get('team') ?? viewer.teams.find((membership) => membership.team === viewer.defaultEntity)?.team ?? viewer.teams[0]?.team ?? null;
   const project = search.get('project') || null;
   const windowId = (USAGE_WINDOWS.find((candidate) => candidate.id === search.get('window'))?.id ?? '1h') as UsageWindowId;
   const setParams = (changes: Record<string, string | null>) =>

@@ -18,7 +18,12 @@ export function Catalog({
   onTry: (model: string) => void;
 }) {
   const columns: Column<CatalogModel>[] = [
-    { key: 'id', header: 'Model', render: (model) => <code className="model-id">{model.id}</code>, sortValue: (model) => model.id },
+    { key: 'id', header: 'Model', render: (model) => (
+        <code className="model-id" title={`Added ${new Date(model.created).toISOString()}`}>
+          {model.id}
+        </code>
+      ),
+      sortValue: (model) => model.id, className: 'nowrap' },
     { key: 'backend', header: 'Backend', render: (model) => <span className="badge">{model.backend}</span>, sortValue: (model) => model.backend },
     { key: 'root', header: 'Serves', render: (model) => (model.root === model.id ? <span className="muted">itself</span> : <code>{model.root}</code>) },
     { key: 'owner', header: 'Owner', render: (model) => model.ownedBy, sortValue: (model) => model.ownedBy },
@@ -26,7 +31,7 @@ export function Catalog({
       key: 'source',
       header: 'Source',
       render: (model) => (
-        <span title={model.source === 'config' ? 'TRELLIS_MODELS_FILE or the shipped catalog' : 'registerInferenceModel'}>
+        <span className="nowrap" title={model.source === 'config' ? 'TRELLIS_MODELS_FILE or the shipped catalog' : 'registerInferenceModel'}>
           {model.source === 'config' ? 'models file' : model.source === 'api' ? 'API' : model.source}
         </span>
       ),
@@ -34,7 +39,6 @@ export function Catalog({
     },
     { key: 'teams', header: 'Available to', render: (model) => (model.teams ? model.teams.join(', ') : <span className="muted">everyone</span>) },
     { key: 'health', header: 'Deployments · health', render: (model) => <Health model={model} showDeployments={showDeployments} /> },
-    { key: 'created', header: 'Added', render: (model) => <Time value={model.created} />, sortValue: (model) => model.created },
     {
       key: 'try',
       header: 'Playground',

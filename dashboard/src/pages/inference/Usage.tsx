@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useQuery } from 'urql';
 import { DataTable, type Column } from '../../components/DataTable';
 import { formatNumber } from '../../components/Format';
@@ -43,16 +43,23 @@ function useBounds(windowId: UsageWindowId, refreshed: number) {
 
 /**
  * Inference usage of a team's projects over time, one series per project and model (or per model when a project is
- * chosen): requests, tokens and errors, each bucket of the window drawn (empty ones as 0). The section carries the
+ * chosen): requests, tokens, errors (each bucket of the window drawn, empty ones as 0) and median latency. The section carries the
  * totals as data attributes (data-requests, data-errors, data-tokens) for tests.
  */
 export function Usage({ team, project, windowId, refreshed }: { team: string; project: string | null; windowId: UsageWindowId; refreshed: number }) {
   const { window, step, from, to } = useBounds(windowId, refreshed);
-  const [result] = useQuery({
+  const [result, reexecute] = useQuery({
     query: InferenceUsageSeriesDocument,
     variables: { team, from: new Date(from).toISOString(), to: new Date(to).toISOString(), bucketSeconds: window.bucketSeconds },
     requestPolicy: 'cache-and-network',
   });
+  // A refresh within the same bucket keeps the variables: ask the server again anyway.
+  const seen = useRef(refreshed);
+  useEffect(() => {
+    if (seen.current === refreshed) return;
+    seen.current = refreshed;
+    reexecute({ requestPolicy: 'network-only' });
+  }, [refreshed, reexecute]);
   return (
     <QueryState result={result} loadingLabel="Loading usage…">
       {(data) =>
@@ -110,7 +117,12 @@ function UsageCharts({
     for (let time = from; time < to; time += step) times.push(time);
     const of = (pick: (bucket: Bucket) => number): TimeSeries[] =>
       groups.map((group) => ({ label: group.key, points: times.map((time) => [time, pick(group.buckets.get(time) ?? ZERO)] as const) }));
-    return { requests: of((b) => b.requests), tokens: of((b) => b.totalTokens), errors: of((b) => b.errors) };
+    // Latency has no value where there were no requests (a gap, not 0).
+    const latency: TimeSeries[] = groups.map((group) => ({
+      label: group.key,
+      points: times.map((time) => [time, group.buckets.get(time)?.latencyP50Ms ?? null] as const),
+    }));
+    return { requests: of((b) => b.requests), tokens: of((b) => b.totalTokens), errors: of((b) => b.errors), latency };
   }, [groups, from, to, step]);
 
   const totals = groups.reduce(
@@ -154,9 +166,10 @@ function UsageCharts({
       ) : (
         <>
           <div className="usage-charts">
-            <TimeSeriesChart title={`Requests ${bucketLabel}`} series={series.requests} height={200} yLabel="requests" />
-            <TimeSeriesChart title={`Tokens ${bucketLabel}`} series={series.tokens} height={200} yLabel="tokens" />
-            <TimeSeriesChart title={`Errors ${bucketLabel}`} series={series.errors} height={200} yLabel="errors" />
+            <TimeSeriesChart title={`Requests ${bucketLabel}`} series={series.requests} height={180} yLabel="requests" />
+            <TimeSeriesChart title={`Tokens ${bucketLabel}`} series={series.tokens} height={180} yLabel="tokens" />
+            <TimeSeriesChart title={`Errors ${bucketLabel}`} series={series.errors} height={180} yLabel="errors" />
+            <TimeSeriesChart title={`Median latency ${bucketLabel}`} series={series.latency} height={180} yLabel="ms" />
           </div>
           <DataTable caption={`Usage per ${project ? 'model' : 'project and model'}, ${windowLabel.toLowerCase()}`} columns={columns} rows={groups} rowKey={(group) => group.key} />
         </>
@@ -165,7 +178,7 @@ function UsageCharts({
   );
 }
 
-const ZERO: Bucket = { period: null, project: null, model: null, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+const ZERO: Bucket = { period: null, project: null, model: null, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, latencyP50Ms: 0 };
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (
