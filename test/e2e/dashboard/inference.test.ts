@@ -166,4 +166,22 @@ describe('dashboard: Inference', () => {
     }
     harness.problems.length = 0; // the aborted request
   });
+
+  it('shows a team member without usage the empty state, and deployments only to platform administrators', async () => {
+    const { page, platform } = harness;
+    const analyst = await platform.createUser('analyst', { lab: 'MEMBER' });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await harness.signIn(analyst.key);
+    await harness.open('/inference');
+    const row = page.getByRole('table', { name: 'Models you may use' }).getByRole('row', { name: /silent-chat/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('shown to platform administrators');
+    // Their default entity (a personal team) first; the other team is one choice away.
+    expect(await page.getByLabel('Team').inputValue()).toBe('analyst');
+    expect(await page.getByLabel('Team').locator('option').allTextContents()).toContain('lab');
+    await page.getByText('No inference requests in the last hour.').waitFor();
+    expect(await attribute('data-requests')).toBe(0);
+    await harness.checkAccessibility('inference (member, no usage)');
+    expect(harness.problems).toEqual([]);
+  });
 });
