@@ -39,6 +39,133 @@ export type CallSortInput = {
   field: string;
 };
 
+/** An OpenAI chat completion request (the body of POST /inference/v1/chat/completions, in camelCase) */
+export type ChatCompletionRequestInput = {
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** Return the log probabilities of the output tokens */
+  logprobs?: boolean | null | undefined;
+  /** Most tokens to generate */
+  maxCompletionTokens?: number | null | undefined;
+  /** Most tokens to generate (older name of maxCompletionTokens) */
+  maxTokens?: number | null | undefined;
+  /** The conversation so far, oldest first */
+  messages: Array<ChatMessageInput>;
+  /** The catalog model to ask (an id of `inferenceModels`) */
+  model: string;
+  /** Number of choices to generate */
+  n?: number | null | undefined;
+  /** The form the answer must take */
+  responseFormat?: ChatResponseFormatInput | null | undefined;
+  /** Seed for reproducible sampling, where the backend supports it */
+  seed?: number | null | undefined;
+  /** A stop sequence, or a list of up to 4 */
+  stop?: unknown;
+  /** Ignored by GraphQL (the subscription streams); REST answers server-sent events */
+  stream?: boolean | null | undefined;
+  /** Options of a streamed completion */
+  streamOptions?: ChatStreamOptionsInput | null | undefined;
+  /** Sampling temperature, 0 to 2 */
+  temperature?: number | null | undefined;
+  /** `none`, `auto`, `required`, or the tool to call ({type, function: {name}}) */
+  toolChoice?: unknown;
+  /** Tools the model may call */
+  tools?: Array<ChatToolInput> | null | undefined;
+  /** Most likely alternatives returned per token (0 to 20) */
+  topLogprobs?: number | null | undefined;
+  /** Nucleus sampling mass, 0 to 1 */
+  topP?: number | null | undefined;
+  /** Your identifier of the end user (recorded in usage) */
+  user?: string | null | undefined;
+};
+
+/** One message of the conversation */
+export type ChatMessageInput = {
+  /** The text, or a list of content parts ({type: "text", text}, {type: "image_url", image_url: {url}}) */
+  content?: unknown;
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** Name of the participant */
+  name?: string | null | undefined;
+  /** Who wrote a message of the conversation */
+  role: ChatMessageRole;
+  /** Tool messages: the tool call this answers */
+  toolCallId?: string | null | undefined;
+  /** Assistant messages: the tool calls it made */
+  toolCalls?: Array<ChatToolCallInput> | null | undefined;
+};
+
+/** Who wrote a message of the conversation */
+export type ChatMessageRole =
+  /** The model (earlier turns, or the turn to continue) */
+  | 'ASSISTANT'
+  /** Instructions to the model (newer OpenAI name for system) */
+  | 'DEVELOPER'
+  /** The result of a function call (deprecated OpenAI form) */
+  | 'FUNCTION'
+  /** Instructions to the model */
+  | 'SYSTEM'
+  /** The result of a tool call */
+  | 'TOOL'
+  /** The end user */
+  | 'USER';
+
+/** The form the answer must take */
+export type ChatResponseFormatInput = {
+  /** For `json_schema`: {name, schema, strict} */
+  jsonSchema?: Record<string, unknown> | null | undefined;
+  /** `text`, `json_object` or `json_schema` */
+  type: string;
+};
+
+/** Options of a streamed completion */
+export type ChatStreamOptionsInput = {
+  /** Send a last chunk with the token usage */
+  includeUsage?: boolean | null | undefined;
+};
+
+/** The function a tool call invokes */
+export type ChatToolCallFunctionInput = {
+  /** Its arguments, as the JSON text the model wrote */
+  arguments?: string | null | undefined;
+  /** The function the model called */
+  name?: string | null | undefined;
+};
+
+/** A tool call an assistant message made */
+export type ChatToolCallInput = {
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** The function a tool call invokes */
+  function?: ChatToolCallFunctionInput | null | undefined;
+  /** The id the tool result answers with (`toolCallId`) */
+  id?: string | null | undefined;
+  /** The kind of tool: `function` */
+  type?: string | null | undefined;
+};
+
+/** A function the model may call */
+export type ChatToolFunctionInput = {
+  /** What the function does, for the model */
+  description?: string | null | undefined;
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** Name the model calls the function by */
+  name: string;
+  /** JSON Schema of the arguments */
+  parameters?: Record<string, unknown> | null | undefined;
+};
+
+/** A tool the model may call */
+export type ChatToolInput = {
+  /** Further parameters not declared above, passed on as they are */
+  extra?: Record<string, unknown> | null | undefined;
+  /** A function the model may call */
+  function?: ChatToolFunctionInput | null | undefined;
+  /** The kind of tool: `function` */
+  type: string;
+};
+
 /** How an evaluation run was recorded */
 export type EvaluationRunSource =
   /** The v2 evaluation API (createEvaluationRun, createPrediction, createScore) */
@@ -100,6 +227,13 @@ export type FeedbackSpanType =
   | 'AGENT_CONVERSATION'
   /** One turn of an agent */
   | 'AGENT_TURN';
+
+/** A deployment's health as this process's balancer sees it */
+export type InferenceDeploymentHealth =
+  /** Failed recently: passed over until coolingUntil unless no healthy deployment is left */
+  | 'COOLING_DOWN'
+  /** Answering: requests go to it, least busy first */
+  | 'HEALTHY';
 
 /** What a scorer metric holds */
 export type ScoreMetricKind =
@@ -293,6 +427,39 @@ export type HomeLiveEventsSubscriptionVariables = Exact<{ [key: string]: never; 
 
 export type HomeLiveEventsSubscription = { platformEvents: { id: string, type: string, entity: string, project: string | null, author: string, createdAt: string } };
 
+export type InferenceCatalogQueryVariables = Exact<{
+  withDeployments: boolean;
+}>;
+
+
+export type InferenceCatalogQuery = { inferenceModels: Array<{ id: string, backend: string, root: string, ownedBy: string, source: string, created: string, teams: Array<string> | null, deployments?: Array<{ label: string, baseUrl: string, model: string, inFlight: number, coolingUntil: string | null, health: InferenceDeploymentHealth }> }> };
+
+export type InferenceUsageSeriesQueryVariables = Exact<{
+  team: string;
+  from: string;
+  to: string;
+  bucketSeconds: number;
+}>;
+
+
+export type InferenceUsageSeriesQuery = { team: { name: string, inferenceUsageSeries: Array<{ period: string | null, project: string | null, model: string | null, requests: number, errors: number, promptTokens: number, completionTokens: number, totalTokens: number, latencyP50Ms: number }> } | null };
+
+export type InferencePlaygroundChunksSubscriptionVariables = Exact<{
+  project?: string | null | undefined;
+  request: ChatCompletionRequestInput;
+}>;
+
+
+export type InferencePlaygroundChunksSubscription = { chatCompletionChunks: { id: string, model: string, choices: Array<{ index: number, finishReason: string | null, message: { role: string | null, content: string | null, refusal: string | null } }>, usage: { promptTokens: number, completionTokens: number, totalTokens: number } | null } };
+
+export type InferencePlaygroundCompletionMutationVariables = Exact<{
+  project?: string | null | undefined;
+  request: ChatCompletionRequestInput;
+}>;
+
+
+export type InferencePlaygroundCompletionMutation = { createChatCompletion: { id: string, model: string, choices: Array<{ index: number, finishReason: string | null, message: { role: string | null, content: string | null, refusal: string | null } }>, usage: { promptTokens: number, completionTokens: number, totalTokens: number } | null } };
+
 export type SettingsApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -433,6 +600,10 @@ export const EvaluationCompareDocument = {"kind":"Document","definitions":[{"kin
 export const EvaluationFeedbackDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"EvaluationFeedback"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"entity"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackAggregateInput"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"bin0"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackAggregateInput"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"bin1"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackAggregateInput"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"bin2"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackAggregateInput"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"bin3"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackAggregateInput"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"bin4"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackAggregateInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"project"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"entity"},"value":{"kind":"Variable","name":{"kind":"Name","value":"entity"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"series"},"name":{"kind":"Name","value":"feedbackAggregate"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"afterMs"}},{"kind":"Field","name":{"kind":"Name","value":"beforeMs"}},{"kind":"Field","name":{"kind":"Name","value":"timeBucketSeconds"}},{"kind":"Field","name":{"kind":"Name","value":"bucketColumns"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"timeBucketStartMs"}},{"kind":"Field","name":{"kind":"Name","value":"group"}},{"kind":"Field","name":{"kind":"Name","value":"totalCount"}},{"kind":"Field","name":{"kind":"Name","value":"scoredCount"}},{"kind":"Field","name":{"kind":"Name","value":"tagCounts"}},{"kind":"Field","name":{"kind":"Name","value":"ratingCounts"}},{"kind":"Field","name":{"kind":"Name","value":"ratingSums"}}]}}]}},{"kind":"Field","alias":{"kind":"Name","value":"bin0"},"name":{"kind":"Name","value":"feedbackAggregate"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"bin0"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RatingBin"}}]}},{"kind":"Field","alias":{"kind":"Name","value":"bin1"},"name":{"kind":"Name","value":"feedbackAggregate"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"bin1"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RatingBin"}}]}},{"kind":"Field","alias":{"kind":"Name","value":"bin2"},"name":{"kind":"Name","value":"feedbackAggregate"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"bin2"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RatingBin"}}]}},{"kind":"Field","alias":{"kind":"Name","value":"bin3"},"name":{"kind":"Name","value":"feedbackAggregate"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"bin3"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RatingBin"}}]}},{"kind":"Field","alias":{"kind":"Name","value":"bin4"},"name":{"kind":"Name","value":"feedbackAggregate"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"bin4"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RatingBin"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"RatingBin"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackAggregate"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"buckets"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalCount"}}]}}]}}]} as unknown as DocumentNode<EvaluationFeedbackQuery, EvaluationFeedbackQueryVariables>;
 export const HomeTeamDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"HomeTeam"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"webhookCount"}},{"kind":"Field","name":{"kind":"Name","value":"members"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"}},{"kind":"Field","name":{"kind":"Name","value":"role"}}]}},{"kind":"Field","name":{"kind":"Name","value":"projects"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entity"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fullName"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"callCount"}},{"kind":"Field","alias":{"kind":"Name","value":"traceCount"},"name":{"kind":"Name","value":"callCount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceRootsOnly"},"value":{"kind":"BooleanValue","value":true}}]}}]},{"kind":"Field","name":{"kind":"Name","value":"inferenceRequestCount"}},{"kind":"Field","name":{"kind":"Name","value":"trainingModelCount"}},{"kind":"Field","name":{"kind":"Name","value":"runCount"}},{"kind":"Field","alias":{"kind":"Name","value":"recentCalls"},"name":{"kind":"Name","value":"calls"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"traceRootsOnly"},"value":{"kind":"BooleanValue","value":true}}]}},{"kind":"Argument","name":{"kind":"Name","value":"sortBy"},"value":{"kind":"ListValue","values":[{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"field"},"value":{"kind":"StringValue","value":"started_at","block":false}},{"kind":"ObjectField","name":{"kind":"Name","value":"direction"},"value":{"kind":"EnumValue","value":"DESC"}}]}]}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"5"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"traceId"}},{"kind":"Field","name":{"kind":"Name","value":"opName"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<HomeTeamQuery, HomeTeamQueryVariables>;
 export const HomeLiveEventsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"HomeLiveEvents"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"platformEvents"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"entity"}},{"kind":"Field","name":{"kind":"Name","value":"project"}},{"kind":"Field","name":{"kind":"Name","value":"author"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]} as unknown as DocumentNode<HomeLiveEventsSubscription, HomeLiveEventsSubscriptionVariables>;
+export const InferenceCatalogDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"InferenceCatalog"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"withDeployments"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"inferenceModels"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"backend"}},{"kind":"Field","name":{"kind":"Name","value":"root"}},{"kind":"Field","name":{"kind":"Name","value":"ownedBy"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"created"}},{"kind":"Field","name":{"kind":"Name","value":"teams"}},{"kind":"Field","name":{"kind":"Name","value":"deployments"},"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"withDeployments"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"label"}},{"kind":"Field","name":{"kind":"Name","value":"baseUrl"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"inFlight"}},{"kind":"Field","name":{"kind":"Name","value":"coolingUntil"}},{"kind":"Field","name":{"kind":"Name","value":"health"}}]}}]}}]}}]} as unknown as DocumentNode<InferenceCatalogQuery, InferenceCatalogQueryVariables>;
+export const InferenceUsageSeriesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"InferenceUsageSeries"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"from"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateTimeISO"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"to"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateTimeISO"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"bucketSeconds"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"inferenceUsageSeries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"from"},"value":{"kind":"Variable","name":{"kind":"Name","value":"from"}}},{"kind":"Argument","name":{"kind":"Name","value":"to"},"value":{"kind":"Variable","name":{"kind":"Name","value":"to"}}},{"kind":"Argument","name":{"kind":"Name","value":"bucketSeconds"},"value":{"kind":"Variable","name":{"kind":"Name","value":"bucketSeconds"}}},{"kind":"Argument","name":{"kind":"Name","value":"groupBy"},"value":{"kind":"ListValue","values":[{"kind":"EnumValue","value":"PROJECT"},{"kind":"EnumValue","value":"MODEL"}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"period"}},{"kind":"Field","name":{"kind":"Name","value":"project"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"requests"}},{"kind":"Field","name":{"kind":"Name","value":"errors"}},{"kind":"Field","name":{"kind":"Name","value":"promptTokens"}},{"kind":"Field","name":{"kind":"Name","value":"completionTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}},{"kind":"Field","name":{"kind":"Name","value":"latencyP50Ms"}}]}}]}}]}}]} as unknown as DocumentNode<InferenceUsageSeriesQuery, InferenceUsageSeriesQueryVariables>;
+export const InferencePlaygroundChunksDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"InferencePlaygroundChunks"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"request"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ChatCompletionRequestInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"chatCompletionChunks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"project"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}},{"kind":"Argument","name":{"kind":"Name","value":"request"},"value":{"kind":"Variable","name":{"kind":"Name","value":"request"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"choices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"finishReason"}},{"kind":"Field","name":{"kind":"Name","value":"message"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"refusal"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"usage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"promptTokens"}},{"kind":"Field","name":{"kind":"Name","value":"completionTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]}}]} as unknown as DocumentNode<InferencePlaygroundChunksSubscription, InferencePlaygroundChunksSubscriptionVariables>;
+export const InferencePlaygroundCompletionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"InferencePlaygroundCompletion"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"project"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"request"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ChatCompletionRequestInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createChatCompletion"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"project"},"value":{"kind":"Variable","name":{"kind":"Name","value":"project"}}},{"kind":"Argument","name":{"kind":"Name","value":"request"},"value":{"kind":"Variable","name":{"kind":"Name","value":"request"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"choices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"finishReason"}},{"kind":"Field","name":{"kind":"Name","value":"message"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"refusal"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"usage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"promptTokens"}},{"kind":"Field","name":{"kind":"Name","value":"completionTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]}}]} as unknown as DocumentNode<InferencePlaygroundCompletionMutation, InferencePlaygroundCompletionMutationVariables>;
 export const SettingsApiKeysDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SettingsApiKeys"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"viewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"apiKeys"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"prefix"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsedAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]}}]}}]} as unknown as DocumentNode<SettingsApiKeysQuery, SettingsApiKeysQueryVariables>;
 export const SettingsTeamMembersDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SettingsTeamMembers"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"team"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"team"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"team"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"members"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"}},{"kind":"Field","name":{"kind":"Name","value":"role"}}]}}]}}]}}]} as unknown as DocumentNode<SettingsTeamMembersQuery, SettingsTeamMembersQueryVariables>;
 export const SettingsCreateApiKeyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SettingsCreateApiKey"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"name"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createApiKey"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"name"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"apiKey"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"prefix"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsedAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]}}]}}]} as unknown as DocumentNode<SettingsCreateApiKeyMutation, SettingsCreateApiKeyMutationVariables>;

@@ -1,0 +1,190 @@
+import { useEffect, useMemo, useRef } from 'react';
+import { useQuery } from 'urql';
+import { DataTable, type Column } from '../../components/DataTable';
+import { formatNumber } from '../../components/Format';
+import { Empty, QueryState } from '../../components/States';
+import { TimeSeriesChart, type TimeSeries } from '../../components/TimeSeriesChart';
+import { InferenceUsageSeriesDocument, type InferenceUsageSeriesQuery } from '../../graphql/generated';
+
+/** Time windows of the usage charts: how far back, and the bucket that gives a readable number of points. */
+export const USAGE_WINDOWS = [
+  { id: '1h', label: 'Last hour', seconds: 3600, bucketSeconds: 60, bucketLabel: 'per minute' },
+  { id: '6h', label: 'Last 6 hours', seconds: 6 * 3600, bucketSeconds: 300, bucketLabel: 'per 5 minutes' },
+  { id: '24h', label: 'Last 24 hours', seconds: 86_400, bucketSeconds: 1800, bucketLabel: 'per 30 minutes' },
+  { id: '7d', label: 'Last 7 days', seconds: 7 * 86_400, bucketSeconds: 6 * 3600, bucketLabel: 'per 6 hours' },
+  { id: '30d', label: 'Last 30 days', seconds: 30 * 86_400, bucketSeconds: 86_400, bucketLabel: 'per day' },
+] as const;
+export type UsageWindowId = (typeof USAGE_WINDOWS)[number]['id'];
+
+type Bucket = NonNullable<InferenceUsageSeriesQuery['team']>['inferenceUsageSeries'][number];
+interface Group {
+  key: string;
+  project: string;
+  model: string;
+  requests: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  buckets: Map<number, Bucket>;
+}
+
+/** The window's bounds, aligned on buckets (the graph aligns them on the epoch), fixed until `refreshed` changes. */
+function useBounds(windowId: UsageWindowId, refreshed: number) {
+  return useMemo(() => {
+    const window = USAGE_WINDOWS.find((candidate) => candidate.id === windowId) ?? USAGE_WINDOWS[0];
+    const step = window.bucketSeconds * 1000;
+    const to = Math.ceil((Date.now() + 1) / step) * step;
+    const from = to - Math.ceil((window.seconds * 1000) / step) * step;
+    void refreshed; // a refresh moves the window to now
+    return { window, step, from, to };
+  }, [windowId, refreshed]);
+}
+
+/**
+ * Inference usage of a team's projects over time, one series per project and model (or per model when a project is
+ * chosen): requests, tokens, errors (each bucket of the window drawn, empty ones as 0) and median latency. The section carries the
+ * totals as data attributes (data-requests, data-errors, data-tokens) for tests.
+ */
+export function Usage({ team, project, windowId, refreshed }: { team: string; project: string | null; windowId: UsageWindowId; refreshed: number }) {
+  const { window, step, from, to } = useBounds(windowId, refreshed);
+  const [result, reexecute] = useQuery({
+    query: InferenceUsageSeriesDocument,
+    variables: { team, from: new Date(from).toISOString(), to: new Date(to).toISOString(), bucketSeconds: window.bucketSeconds },
+    requestPolicy: 'cache-and-network',
+  });
+  // A refresh within the same bucket keeps the variables: ask the server again anyway.
+  const seen = useRef(refreshed);
+  useEffect(() => {
+    if (seen.current === refreshed) return;
+    seen.current = refreshed;
+    reexecute({ requestPolicy: 'network-only' });
+  }, [refreshed, reexecute]);
+  return (
+    <QueryState result={result} loadingLabel="Loading usage…">
+      {(data) =>
+        data.team ? (
+          <UsageCharts buckets={data.team.inferenceUsageSeries} project={project} from={from} to={to} step={step} windowLabel={window.label} bucketLabel={window.bucketLabel} />
+        ) : (
+          <Empty title={`Team ${team} was not found.`} />
+        )
+      }
+    </QueryState>
+  );
+}
+
+function UsageCharts({
+  buckets,
+  project,
+  from,
+  to,
+  step,
+  windowLabel,
+  bucketLabel,
+}: {
+  buckets: readonly Bucket[];
+  project: string | null;
+  from: number;
+  to: number;
+  step: number;
+  windowLabel: string;
+  bucketLabel: string;
+}) {
+  const groups = useMemo(() => {
+    const byKey = new Map<string, Group>();
+    for (const bucket of buckets) {
+      const projectName = bucket.project ?? '—';
+      if (project && projectName !== project) continue;
+      const model = bucket.model ?? '(unresolved)';
+      const key = project ? model : `${projectName} · ${model}`;
+      let group = byKey.get(key);
+      if (!group) {
+        group = { key, project: projectName, model, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, buckets: new Map() };
+        byKey.set(key, group);
+      }
+      group.requests += bucket.requests;
+      group.errors += bucket.errors;
+      group.promptTokens += bucket.promptTokens;
+      group.completionTokens += bucket.completionTokens;
+      group.totalTokens += bucket.totalTokens;
+      if (bucket.period) group.buckets.set(new Date(bucket.period).getTime(), bucket);
+    }
+    return [...byKey.values()].sort((a, b) => b.requests - a.requests || a.key.localeCompare(b.key));
+  }, [buckets, project]);
+
+  const series = useMemo(() => {
+    const times: number[] = [];
+    for (let time = from; time < to; time += step) times.push(time);
+    const of = (pick: (bucket: Bucket) => number): TimeSeries[] =>
+      groups.map((group) => ({ label: group.key, points: times.map((time) => [time, pick(group.buckets.get(time) ?? ZERO)] as const) }));
+    // Latency has no value where there were no requests (a gap, not 0).
+    const latency: TimeSeries[] = groups.map((group) => ({
+      label: group.key,
+      points: times.map((time) => [time, group.buckets.get(time)?.latencyP50Ms ?? null] as const),
+    }));
+    return { requests: of((b) => b.requests), tokens: of((b) => b.totalTokens), errors: of((b) => b.errors), latency };
+  }, [groups, from, to, step]);
+
+  const totals = groups.reduce(
+    (sum, group) => ({ requests: sum.requests + group.requests, errors: sum.errors + group.errors, tokens: sum.tokens + group.totalTokens }),
+    { requests: 0, errors: 0, tokens: 0 },
+  );
+
+  const columns: Column<Group>[] = [
+    ...(project ? [] : [{ key: 'project', header: 'Project', render: (group: Group) => group.project, sortValue: (group: Group) => group.project }]),
+    { key: 'model', header: 'Model', render: (group) => <code>{group.model}</code>, sortValue: (group) => group.model },
+    { key: 'requests', header: 'Requests', align: 'right', render: (group) => formatNumber(group.requests), sortValue: (group) => group.requests },
+    { key: 'prompt', header: 'Prompt tokens', align: 'right', render: (group) => formatNumber(group.promptTokens), sortValue: (group) => group.promptTokens },
+    {
+      key: 'completion',
+      header: 'Completion tokens',
+      align: 'right',
+      render: (group) => formatNumber(group.completionTokens),
+      sortValue: (group) => group.completionTokens,
+    },
+    {
+      key: 'errors',
+      header: 'Errors',
+      align: 'right',
+      render: (group) => (group.errors > 0 ? <span className="status status-error">{formatNumber(group.errors)}</span> : '0'),
+      sortValue: (group) => group.errors,
+    },
+  ];
+
+  return (
+    <div data-testid="inference-usage" data-requests={totals.requests} data-errors={totals.errors} data-tokens={totals.tokens}>
+      <dl className="stat-grid usage-stats">
+        <Stat label="Requests" value={formatNumber(totals.requests)} />
+        <Stat label="Tokens" value={formatNumber(totals.tokens)} />
+        <Stat label="Errors" value={formatNumber(totals.errors)} />
+        <Stat label="Error rate" value={totals.requests ? `${((100 * totals.errors) / totals.requests).toFixed(1)} %` : '—'} />
+      </dl>
+      {groups.length === 0 ? (
+        <Empty title={`No inference requests ${project ? `in ${project} ` : ''}in the ${windowLabel.toLowerCase()}.`}>
+          Send some with any OpenAI client: <code>base_url={globalThis.location.origin}/inference/v1</code>, or try the playground below.
+        </Empty>
+      ) : (
+        <>
+          <div className="usage-charts">
+            <TimeSeriesChart title={`Requests ${bucketLabel}`} series={series.requests} height={180} yLabel="requests" />
+            <TimeSeriesChart title={`Tokens ${bucketLabel}`} series={series.tokens} height={180} yLabel="tokens" />
+            <TimeSeriesChart title={`Errors ${bucketLabel}`} series={series.errors} height={180} yLabel="errors" />
+            <TimeSeriesChart title={`Median latency ${bucketLabel}`} series={series.latency} height={180} yLabel="ms" />
+          </div>
+          <DataTable caption={`Usage per ${project ? 'model' : 'project and model'}, ${windowLabel.toLowerCase()}`} columns={columns} rows={groups} rowKey={(group) => group.key} />
+        </>
+      )}
+    </div>
+  );
+}
+
+const ZERO: Bucket = { period: null, project: null, model: null, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, latencyP50Ms: 0 };
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="stat">
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  );
+}
