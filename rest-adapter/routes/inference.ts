@@ -50,16 +50,17 @@ export const inferenceRoutes = [
     bodyValidation: 'operation',
     // The hot path: executed on the inference subgraph directly when it runs in this process.
     subgraph: 'inference',
-    operation: 'mutation ChatCompletion($request: JSONObject!, $project: String) { createChatCompletion(request: $request, project: $project) }',
-    variables: (input) => ({ request: input.body, project: projectHeader(input) }),
-    response: (data: { createChatCompletion: unknown }) => data.createChatCompletion,
+    // The OpenAI wire protocol: the body and the answer verbatim (chat.resolver.ts says why not the typed input).
+    operation: 'mutation ChatCompletion($body: JSONObject!, $project: String) { openaiChatCompletion(body: $body, project: $project) }',
+    variables: (input) => ({ body: input.body, project: projectHeader(input) }),
+    response: (data: { openaiChatCompletion: unknown }) => data.openaiChatCompletion,
     sse: {
       when: (input) => (input.body as { stream?: unknown } | null)?.stream === true,
       subgraph: 'inference',
       subscription:
-        'subscription ChatCompletionChunks($request: JSONObject!, $project: String) { chatCompletionChunks(request: $request, project: $project) }',
-      variables: (input) => ({ request: input.body, project: projectHeader(input) }),
-      event: (data: { chatCompletionChunks: unknown }) => data.chatCompletionChunks,
+        'subscription ChatCompletionChunks($body: JSONObject!, $project: String) { openaiChatCompletionChunks(body: $body, project: $project) }',
+      variables: (input) => ({ body: input.body, project: projectHeader(input) }),
+      event: (data: { openaiChatCompletionChunks: unknown }) => data.openaiChatCompletionChunks,
       done: '[DONE]',
     },
   }),

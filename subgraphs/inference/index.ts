@@ -9,6 +9,7 @@ import { ModelRuntimeAdapter } from './backends/embedded/model-runtime-adapter.j
 import type { BackgroundWorker } from '../../platform/subgraph.js';
 import { ChatResolver } from './chat/chat.resolver.js';
 import { ChatService } from './chat/chat.service.js';
+import { CHAT_REQUEST_AT, ChatCompletionRequestInput } from './chat/chat.inputs.js';
 import { ModelCatalog } from './catalog/model-catalog.js';
 import { ModelResolver } from './catalog/model.resolver.js';
 import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
@@ -66,7 +67,13 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
   subscriptions: ({ chat }) => ({
     chatCompletionChunks: (args, context) => {
       const principal = requirePrincipal(context);
-      return chat.stream(args.request, {
+      const caller = { principal, project: (args.project as string | null | undefined) ?? null, requestId: context.requestId, signal: context.signal };
+      return ChatCompletionRequestInput.handle(args.request, CHAT_REQUEST_AT, (wire) => chat.stream(wire, caller));
+    },
+    // The OpenAI wire protocol (the REST route's SSE): the body as it came.
+    openaiChatCompletionChunks: (args, context) => {
+      const principal = requirePrincipal(context);
+      return chat.stream(args.body, {
         principal,
         project: (args.project as string | null | undefined) ?? null,
         requestId: context.requestId,

@@ -15,8 +15,8 @@ let upstream: StandInUpstream;
 beforeAll(async () => {
   upstream = await startStandInUpstream({ name: 'bad-input' });
   platform = await startTestPlatform({ env: { TRELLIS_INFERENCE_USAGE_FLUSH_MS: '50' } });
-  const { body } = await platform.graphql('mutation($d: JSONObject!) { registerInferenceModel(definition: $d) { id } }', {
-    d: { id: 'bad-input-model', backend: 'openai-compatible', deployments: [{ base_url: upstream.baseUrl }] },
+  const { body } = await platform.graphql('mutation($d: InferenceModelDefinitionInput!) { registerInferenceModel(definition: $d) { id } }', {
+    d: { id: 'bad-input-model', backend: 'OPENAI_COMPATIBLE', deployments: [{ baseUrl: upstream.baseUrl }] },
   });
   expect(body.errors).toBeUndefined();
 });
@@ -155,13 +155,13 @@ describe('bad input is refused at the edge in each family\'s shape and changes n
 
   it('GraphQL: NUL or a lone surrogate in variables or literals, and deep variables, are BAD_USER_INPUT errors', async () => {
     const before = await rowCounts();
-    const mutation = 'mutation($r: JSONObject!) { createChatCompletion(request: $r) }';
+    const mutation = 'mutation($r: JSONObject!) { openaiChatCompletion(body: $r) }';
     const message = (content: unknown) => ({ model: 'bad-input-model', messages: [{ role: 'user', content }] });
     const attempts = [
       await platform.graphql(mutation, { r: message('a\u0000b') }),
       await platform.graphql(mutation, { r: message('a\ud800b') }),
       await rawGraphql(`{"query":"${mutation}","variables":{"r":{"model":"bad-input-model","messages":[],"metadata":${deepArray(5000)}}}}`),
-      await platform.graphql('mutation { createChatCompletion(request: {model: "bad-input-model", messages: [{role: "user", content: "a\\u0000b"}]}) }'),
+      await platform.graphql('mutation { openaiChatCompletion(body: {model: "bad-input-model", messages: [{role: "user", content: "a\\u0000b"}]}) }'),
       await platform.graphql('query($name: String!) { team(name: $name) { name } }', { name: 'a\u0000b' }),
     ];
     for (const { status, body } of attempts) {

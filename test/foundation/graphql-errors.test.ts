@@ -124,12 +124,12 @@ describe('errors on /graphql carry catalogue codes', () => {
   });
 
   it('UPSTREAM_ERROR for a model server that cannot be reached, then RATE_LIMITED over the per-key limit', async () => {
-    const registered = await platform.graphql('mutation($d: JSONObject!) { registerInferenceModel(definition: $d) { id } }', {
-      d: { id: 'unreachable', backend: 'openai-compatible', deployments: [{ base_url: `http://127.0.0.1:${closedPort}/v1` }] },
+    const registered = await platform.graphql('mutation($d: InferenceModelDefinitionInput!) { registerInferenceModel(definition: $d) { id } }', {
+      d: { id: 'unreachable', backend: 'OPENAI_COMPATIBLE', deployments: [{ baseUrl: `http://127.0.0.1:${closedPort}/v1` }] },
     });
     expect(registered.body.errors).toBeUndefined();
-    const chat = 'mutation($r: JSONObject!) { createChatCompletion(request: $r) }';
-    const request = { model: 'unreachable', messages: [{ role: 'user', content: 'hi' }] };
+    const chat = 'mutation($r: ChatCompletionRequestInput!) { createChatCompletion(request: $r) { id } }';
+    const request = { model: 'unreachable', messages: [{ role: 'USER', content: 'hi' }] };
     const failed = await platform.graphql(chat, { r: request });
     expect(firstError(failed.body).extensions).toMatchObject({ code: 'UPSTREAM_ERROR', status: 502 });
     const limited = await platform.graphql(chat, { r: request });

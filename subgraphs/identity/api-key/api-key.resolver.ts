@@ -11,8 +11,8 @@ export class ApiKeyResolver {
 
   @Mutation(() => CreatedApiKey, { description: 'Creates a key for the caller (administrators: for any user)' })
   async createApiKey(
-    @Arg('name', () => String) name: string,
-    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Arg('name', () => String, { description: 'What the key is for' }) name: string,
+    @Arg('username', () => String, { nullable: true, description: 'Administrators: the user to create it for (default: the caller)' }) username: string | null,
     @Ctx() context: GraphQLContext,
   ): Promise<CreatedApiKey> {
     const principal = requirePrincipal(context);
@@ -27,8 +27,8 @@ export class ApiKeyResolver {
     return Object.assign(new CreatedApiKey(), { key: created.key, apiKey: toApiKey(created.apiKey) });
   }
 
-  @Mutation(() => ApiKey)
-  async revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<ApiKey> {
+  @Mutation(() => ApiKey, { description: 'Revokes a key of the caller (administrators: of anyone); it stops working at once' })
+  async revokeApiKey(@Arg('id', () => ID, { description: 'Id of the key' }) id: string, @Ctx() context: GraphQLContext): Promise<ApiKey> {
     const principal = requirePrincipal(context);
     return toApiKey(await this.services.identity.revokeApiKey(principal, id));
   }

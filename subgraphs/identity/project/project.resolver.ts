@@ -10,10 +10,10 @@ import { Project, toProject } from './project.type.js';
 export class ProjectResolver {
   constructor(private readonly services: IdentityServices) {}
 
-  @Query(() => Project, { nullable: true })
+  @Query(() => Project, { nullable: true, description: 'A project of a team the caller belongs to; null when there is none' })
   async project(
-    @Arg('entity', () => String) entity: string,
-    @Arg('name', () => String) name: string,
+    @Arg('entity', () => String, { description: 'The owning team (entity)' }) entity: string,
+    @Arg('name', () => String, { description: 'Project name' }) name: string,
     @Ctx() context: GraphQLContext,
   ): Promise<Project | null> {
     requireTeamMember(context, entity);
@@ -21,15 +21,15 @@ export class ProjectResolver {
     return row ? toProject(row) : null;
   }
 
-  @FieldResolver(() => Team)
+  @FieldResolver(() => Team, { description: 'The team (entity) owning the project' })
   async team(@Root() project: Project): Promise<Team> {
     return toTeam((await this.services.identity.team(project.entity))!);
   }
 
-  @Mutation(() => Project)
+  @Mutation(() => Project, { description: 'Team members: create a project (CONFLICT when it exists)' })
   async createProject(
-    @Arg('entity', () => String) entity: string,
-    @Arg('name', () => String) name: string,
+    @Arg('entity', () => String, { description: 'The owning team (entity)' }) entity: string,
+    @Arg('name', () => String, { description: 'Project name' }) name: string,
     @Ctx() context: GraphQLContext,
   ): Promise<Project> {
     return toProject(await this.services.identity.createProject(requirePrincipal(context), entity, name));
@@ -37,8 +37,8 @@ export class ProjectResolver {
 
   @Mutation(() => Project, { description: 'Returns the project, creating it on first use (team members)' })
   async ensureProject(
-    @Arg('entity', () => String) entity: string,
-    @Arg('name', () => String) name: string,
+    @Arg('entity', () => String, { description: 'The owning team (entity)' }) entity: string,
+    @Arg('name', () => String, { description: 'Project name' }) name: string,
     @Ctx() context: GraphQLContext,
   ): Promise<Project> {
     return toProject(await this.services.identity.ensureProject(requirePrincipal(context), entity, name));

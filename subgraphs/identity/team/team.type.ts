@@ -1,4 +1,5 @@
 import { Directive, Field, ObjectType } from 'type-graphql';
+import { ENTITY_DESCRIPTIONS } from '../../../platform/graphql/entity-refs.js';
 import { TeamRoleEnum } from '../user/user.type.js';
 import type { TeamRole } from '../../../platform/auth/principal.js';
 
@@ -7,18 +8,18 @@ import type { TeamRole } from '../../../platform/auth/principal.js';
 export class Team {
   /** Internal id; not exposed (the name is the public key). */
   id!: string;
-  @Field(() => String) name!: string;
-  @Field(() => Date) createdAt!: Date;
+  @Field(() => String, { description: ENTITY_DESCRIPTIONS.teamName }) name!: string;
+  @Field(() => Date, { description: 'When the team was created' }) createdAt!: Date;
 }
 
-@ObjectType('TeamMember')
+@ObjectType('TeamMember', { description: 'A member of a team and their role in it' })
 export class TeamMember {
-  @Field(() => String) username!: string;
-  @Field(() => TeamRoleEnum) role!: TeamRole;
+  @Field(() => String, { description: "The member's username" }) username!: string;
+  @Field(() => TeamRoleEnum, { description: 'Their role in the team' }) role!: TeamRole;
 }
 
-@ObjectType('TeamMembership')
+@ObjectType('TeamMembership', { description: "A team a user belongs to and the user's role in it" })
 export class TeamMembership {
-  @Field(() => String) team!: string;
-  @Field(() => TeamRoleEnum) role!: TeamRole;
+  @Field(() => String, { description: 'The team (entity) name' }) team!: string;
+  @Field(() => TeamRoleEnum, { description: "The user's role in the team" }) role!: TeamRole;
 }

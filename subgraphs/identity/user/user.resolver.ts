@@ -24,23 +24,23 @@ export class UserResolver {
 
   @Mutation(() => User, { description: 'Platform administrators only. Also creates the user\'s personal entity.' })
   async createUser(
-    @Arg('username', () => String) username: string,
-    @Arg('email', () => String, { nullable: true }) email: string | null,
-    @Arg('isAdmin', () => Boolean, { defaultValue: false }) isAdmin: boolean,
+    @Arg('username', () => String, { description: 'Login name (also the personal entity name)' }) username: string,
+    @Arg('email', () => String, { nullable: true, description: 'Contact address' }) email: string | null,
+    @Arg('isAdmin', () => Boolean, { defaultValue: false, description: 'Make the user a platform administrator' }) isAdmin: boolean,
     @Ctx() context: GraphQLContext,
   ): Promise<User> {
     requirePlatformAdmin(context);
     return toUser(await this.services.identity.createUser({ username, email, isAdmin }));
   }
 
-  @FieldResolver(() => [TeamMembership])
+  @FieldResolver(() => [TeamMembership], { description: "The teams the user belongs to, with the user's role (visible to the user and platform administrators)" })
   async teams(@Root() user: User, @Ctx() context: GraphQLContext): Promise<TeamMembership[]> {
     this.requireSelfOrAdmin(user, context);
     const rows = await this.services.identity.teamsOfUser(user.id);
     return rows.map((row) => Object.assign(new TeamMembership(), { team: row.name, role: row.role }));
   }
 
-  @FieldResolver(() => [ApiKey], { description: 'Visible to the user and platform administrators' })
+  @FieldResolver(() => [ApiKey], { description: "The user's API keys, revoked ones included (a plain list: few by nature; visible to the user and platform administrators)" })
   async apiKeys(@Root() user: User, @Ctx() context: GraphQLContext): Promise<ApiKey[]> {
     this.requireSelfOrAdmin(user, context);
     return (await this.services.identity.apiKeysOfUser(user.id)).map(toApiKey);

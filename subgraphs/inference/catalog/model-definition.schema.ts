@@ -9,24 +9,37 @@ import { BACKEND_KINDS } from '../backends/chat-backend.js';
 export const DeploymentDefinitionSchema = Type.Object(
   {
     base_url: Type.String({ pattern: '^https?://[^\\s]+$', description: 'OpenAI base URL, e.g. http://127.0.0.1:8000/v1' }),
-    api_key: Type.Optional(Type.String({ minLength: 1 })),
-    api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+    api_key: Type.Optional(Type.String({ minLength: 1, description: 'The credential sent upstream (stored, never shown again)' })),
+    api_key_env: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Or: the environment variable of the serving process holding the credential' }),
+    ),
     model: Type.Optional(Type.String({ minLength: 1, description: 'Model name sent upstream (default: the root)' })),
-    timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 3_600_000 })),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 3_600_000, description: 'How long to wait for the upstream, in milliseconds' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, graphqlName: 'InferenceDeploymentInput', description: 'One OpenAI-compatible server that can answer for the model' },
 );
 
 export const ModelDefinitionSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,255}$', description: 'Public model id clients pass as `model`' }),
-    backend: Type.Union(BACKEND_KINDS.map((kind) => Type.Literal(kind))),
+    backend: Type.Union(
+      BACKEND_KINDS.map((kind) => Type.Literal(kind)),
+      {
+        graphqlName: 'InferenceBackendKind',
+        description: 'What serves a catalog model',
+        graphqlValues: { 'openai-compatible': 'OpenAI-compatible servers (the deployments)', embedded: "The platform's in-process model runtime" },
+      },
+    ),
     root: Type.Optional(Type.String({ minLength: 1, description: 'The underlying model (default: the id)' })),
-    owned_by: Type.Optional(Type.String({ minLength: 1 })),
-    teams: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only members of these teams may use it' })),
-    deployments: Type.Optional(Type.Array(DeploymentDefinitionSchema)),
+    owned_by: Type.Optional(Type.String({ minLength: 1, description: 'Owner shown to clients (default: the one team, else trellis)' })),
+    teams: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only members of these teams may use it (default: everyone)' })),
+    deployments: Type.Optional(Type.Array(DeploymentDefinitionSchema, { description: 'openai-compatible: the servers, tried healthiest and least busy first' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    graphqlName: 'InferenceModelDefinitionInput',
+    description: 'A catalog model, as administrators write it in TRELLIS_MODELS_FILE (in camelCase)',
+  },
 );
 
 export const ModelsFileSchema = Type.Object({ models: Type.Array(ModelDefinitionSchema) }, { additionalProperties: false });

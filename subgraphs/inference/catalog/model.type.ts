@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Deployment } from '../backends/openai-compatible/deployment.js';
 import type { CatalogEntry } from './model-catalog.js';
 import { ownerOf, rootOf } from './model-definition.schema.js';
@@ -8,12 +8,25 @@ export class InferenceModel {
   @Field(() => String, { description: 'The id clients pass as `model`' }) id!: string;
   @Field(() => String, { description: 'openai-compatible or embedded' }) backend!: string;
   @Field(() => String, { description: 'The underlying model that answers' }) root!: string;
-  @Field(() => String) ownedBy!: string;
-  @Field(() => Date) created!: Date;
+  @Field(() => String, { description: 'Owner shown to clients (owned_by of GET /inference/v1/models)' }) ownedBy!: string;
+  @Field(() => Date, { description: 'When the model was added to the catalog' }) created!: Date;
   @Field(() => String, { description: 'config (TRELLIS_MODELS_FILE) or api (registerInferenceModel)' }) source!: string;
   @Field(() => [String], { nullable: true, description: 'Teams that may use it; null = everyone' }) teams!: string[] | null;
   entry!: CatalogEntry;
 }
+
+export enum InferenceDeploymentHealth {
+  HEALTHY = 'HEALTHY',
+  COOLING_DOWN = 'COOLING_DOWN',
+}
+registerEnumType(InferenceDeploymentHealth, {
+  name: 'InferenceDeploymentHealth',
+  description: "A deployment's health as this process's balancer sees it",
+  valuesConfig: {
+    HEALTHY: { description: 'Answering: requests go to it, least busy first' },
+    COOLING_DOWN: { description: 'Failed recently: passed over until coolingUntil unless no healthy deployment is left' },
+  },
+});
 
 @ObjectType('InferenceDeployment', { description: 'One upstream server of a model (platform administrators only)' })
 export class InferenceDeployment {
@@ -22,9 +35,11 @@ export class InferenceDeployment {
   @Field(() => String, { description: 'Model name sent upstream' }) model!: string;
   @Field(() => Boolean, { description: 'Whether a credential is configured (it is never shown)' }) hasApiKey!: boolean;
   @Field(() => String, { nullable: true, description: 'Environment variable the credential is read from' }) apiKeyEnv!: string | null;
-  @Field(() => Int) timeoutMs!: number;
+  @Field(() => Int, { description: 'How long a request waits for this server, in milliseconds' }) timeoutMs!: number;
   @Field(() => Int, { description: 'Requests in flight in this process' }) inFlight!: number;
   @Field(() => Date, { nullable: true, description: 'Passed over until then after a failure' }) coolingUntil!: Date | null;
+  @Field(() => InferenceDeploymentHealth, { description: 'Whether requests go to it first (HEALTHY) or only when no other can (COOLING_DOWN)' })
+  health!: InferenceDeploymentHealth;
 }
 
 export function toInferenceModel(entry: CatalogEntry): InferenceModel {
@@ -46,6 +61,7 @@ export function toInferenceDeployments(entry: CatalogEntry, live: readonly Deplo
     url.username = '';
     url.password = '';
     const deployment = live[index];
+    const cooling = deployment !== undefined && deployment.coolingUntil > Date.now();
     return Object.assign(new InferenceDeployment(), {
       label: `${entry.id}#${index}`,
       baseUrl: url.toString().replace(/\/$/, ''),
@@ -54,7 +70,8 @@ export function toInferenceDeployments(entry: CatalogEntry, live: readonly Deplo
       apiKeyEnv: definition.api_key_env ?? null,
       timeoutMs: deployment?.timeoutMs ?? definition.timeout_ms ?? 0,
       inFlight: deployment?.inFlight ?? 0,
-      coolingUntil: deployment && deployment.coolingUntil > Date.now() ? new Date(deployment.coolingUntil) : null,
+      coolingUntil: cooling ? new Date(deployment.coolingUntil) : null,
+      health: cooling ? InferenceDeploymentHealth.COOLING_DOWN : InferenceDeploymentHealth.HEALTHY,
     });
   });
 }

@@ -41,8 +41,8 @@ beforeAll(async () => {
   });
   platform = await startTestPlatform({ subgraphs: SUBGRAPHS.map((module) => (module.name === 'inference' ? inference : module)) });
   for (const [id, url] of [['traced-model', upstream.baseUrl], ['broken-model', failing.baseUrl]] as const) {
-    const { body } = await platform.graphql('mutation($d: JSONObject!) { registerInferenceModel(definition: $d) { id } }', {
-      d: { id, backend: 'openai-compatible', deployments: [{ base_url: url }] },
+    const { body } = await platform.graphql('mutation($d: InferenceModelDefinitionInput!) { registerInferenceModel(definition: $d) { id } }', {
+      d: { id, backend: 'OPENAI_COMPATIBLE', deployments: [{ baseUrl: url }] },
     });
     expect(body.errors).toBeUndefined();
   }

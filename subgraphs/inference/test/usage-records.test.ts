@@ -15,8 +15,8 @@ let closed = false;
 beforeAll(async () => {
   upstream = await startStandInUpstream({ name: 'usage' });
   platform = await startTestPlatform({ env: { TRELLIS_INFERENCE_USAGE_FLUSH_MS: '600000' } });
-  const { body } = await platform.graphql('mutation($d: JSONObject!) { registerInferenceModel(definition: $d) { id } }', {
-    d: { id: 'usage-model', backend: 'openai-compatible', deployments: [{ base_url: upstream.baseUrl }] },
+  const { body } = await platform.graphql('mutation($d: InferenceModelDefinitionInput!) { registerInferenceModel(definition: $d) { id } }', {
+    d: { id: 'usage-model', backend: 'OPENAI_COMPATIBLE', deployments: [{ baseUrl: upstream.baseUrl }] },
   });
   expect(body.errors).toBeUndefined();
 });

@@ -18,9 +18,9 @@ export class TraceSettingsResolver {
 
   @Mutation(() => Boolean, { description: 'Project admins: switch recording the project\'s chat completions as calls on or off' })
   setInferenceTracing(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('enabled', () => Boolean) enabled: boolean,
+    @Arg('entity', () => String, { description: 'Team of the project' }) entity: string,
+    @Arg('project', () => String, { description: 'Project name' }) project: string,
+    @Arg('enabled', () => Boolean, { description: 'Record completions as calls (true) or not (false)' }) enabled: boolean,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     requireProjectAdmin(context, entity, project);

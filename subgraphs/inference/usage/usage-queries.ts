@@ -1,5 +1,5 @@
-import { BadRequestError } from '../../../platform/errors.js';
-import { usageStore, type UsageGroupBy } from './usage.store.js';
+import { BadRequestError, ValidationFailedError } from '../../../platform/errors.js';
+import { usageStore, type UsageGroupBy, type UsageScope } from './usage.store.js';
 import { InferenceUsageBucket, InferenceUsageRecord, toUsageBucket } from './usage.type.js';
 
 /** Read side of usage: the service the usage resolvers call (its own module, so services.ts needs no resolver). */
@@ -11,8 +11,21 @@ export class UsageQueries {
     return (await usageStore.aggregate(this.db, scope, groupBy)).map(toUsageBucket);
   }
 
-  async recent(scope: { entity: string; project: string }, limit: number): Promise<InferenceUsageRecord[]> {
-    const rows = await usageStore.recent(this.db, scope, limit);
+  /** Usage over time: `bucketSeconds` buckets within [from, to), at most MAX_SERIES_BUCKETS of them. */
+  async series(scope: UsageScope & { from: Date; to: Date }, bucketSeconds: number, groupBy: UsageGroupBy[]): Promise<InferenceUsageBucket[]> {
+    if (scope.from >= scope.to) throw new BadRequestError('from must be before to', { param: 'from' });
+    if (!Number.isInteger(bucketSeconds) || bucketSeconds < 1) throw validationIssue('bucketSeconds', 'Input should be greater than or equal to 1', 'greater_than_equal');
+    if ((scope.to.getTime() - scope.from.getTime()) / 1000 / bucketSeconds > MAX_SERIES_BUCKETS) {
+      throw validationIssue('bucketSeconds', `Input should make at most ${MAX_SERIES_BUCKETS} buckets between from and to`, 'value_error');
+    }
+    const timeGroup = groupBy.find((group) => group === 'DAY' || group === 'HOUR');
+    if (timeGroup) throw validationIssue('groupBy', `${timeGroup} cannot split a series (its buckets are bucketSeconds long)`, 'value_error');
+    return (await usageStore.series(this.db, scope, bucketSeconds, groupBy)).map((row) => toUsageBucket({ ...row, hour: row.bucket }));
+  }
+
+  /** Records newest first: `limit` of them, older than the record `beforeId` when given. */
+  async recent(scope: { entity: string; project: string }, limit: number, beforeId?: string | null): Promise<InferenceUsageRecord[]> {
+    const rows = await usageStore.recent(this.db, scope, limit, beforeId);
     return rows.map((row) =>
       Object.assign(new InferenceUsageRecord(), {
         id: String(row.id),
@@ -38,4 +51,11 @@ export class UsageQueries {
       }),
     );
   }
+}
+
+/** The most buckets one series may have (a year of hours is 8,760). */
+export const MAX_SERIES_BUCKETS = 10_000;
+
+function validationIssue(argument: string, msg: string, type: string): ValidationFailedError {
+  return new ValidationFailedError([{ loc: [argument], msg, type }], `${argument}: ${msg}`);
 }

@@ -130,9 +130,42 @@ export const usageStore = {
     return rows as unknown as UsageBucketRow[];
   },
 
-  async recent(db: Db, scope: UsageScope, limit: number) {
+  /** Records newest first, `limit` of them, those older than the record `beforeId` when given (keyset paging). */
+  async recent(db: Db, scope: UsageScope, limit: number, beforeId?: string | null) {
     let query = db.selectFrom('usage_records').selectAll().where('entity', '=', scope.entity);
     if (scope.project !== undefined) query = query.where('project', '=', scope.project);
+    if (beforeId) query = query.where('id', '<', beforeId as never);
     return query.orderBy('id', 'desc').limit(limit).execute();
+  },
+
+  /**
+   * Usage per time bucket of `bucketSeconds` (aligned on the Unix epoch) within [from, to), split by `groupBy`;
+   * buckets without requests are absent. Ordered by bucket start, then the groups.
+   */
+  async series(db: Db, scope: UsageScope & { from: Date; to: Date }, bucketSeconds: number, groupBy: readonly UsageGroupBy[]): Promise<(UsageBucketRow & { bucket: Date })[]> {
+    // A literal (a validated integer), not a parameter: GROUP BY must see the very expression the SELECT has.
+    const seconds = sql.lit(Math.trunc(bucketSeconds));
+    const bucket = sql`to_timestamp(floor(extract(epoch from created_at) / ${seconds}) * ${seconds})`;
+    let query = db.selectFrom('usage_records').where('entity', '=', scope.entity).where('created_at', '>=', scope.from).where('created_at', '<', scope.to);
+    if (scope.project !== undefined) query = query.where('project', '=', scope.project);
+    const groups = [...new Set(groupBy)];
+    const rows = await query
+      .select([
+        bucket.as('bucket'),
+        ...groups.map((group) => GROUP_COLUMNS[group].as(group.toLowerCase())),
+        sql<number>`count(*)::int`.as('requests'),
+        sql<number>`(count(*) filter (where status >= 400))::int`.as('errors'),
+        sql<number>`coalesce(sum(prompt_tokens), 0)::int`.as('prompt_tokens'),
+        sql<number>`coalesce(sum(completion_tokens), 0)::int`.as('completion_tokens'),
+        sql<number>`coalesce(sum(total_tokens), 0)::int`.as('total_tokens'),
+        sql<number>`avg(latency_ms)`.as('latency_mean_ms'),
+        sql<number>`percentile_cont(0.5) within group (order by latency_ms)`.as('latency_p50_ms'),
+        sql<number>`percentile_cont(0.99) within group (order by latency_ms)`.as('latency_p99_ms'),
+      ])
+      .groupBy([bucket, ...groups.map((group) => GROUP_COLUMNS[group])])
+      .orderBy(sql`1`)
+      .$if(groups.length > 0, (q) => q.orderBy(sql`2`))
+      .execute();
+    return rows as unknown as (UsageBucketRow & { bucket: Date })[];
   },
 };

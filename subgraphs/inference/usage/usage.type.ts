@@ -1,4 +1,5 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { connectionTypes } from '../../../platform/graphql/connection.js';
 import { USAGE_GROUP_BY, type UsageBucketRow, type UsageGroupBy } from './usage.store.js';
 
 export const UsageGroupByEnum = Object.fromEntries(USAGE_GROUP_BY.map((value) => [value, value])) as { [K in UsageGroupBy]: K };
@@ -6,44 +7,46 @@ registerEnumType(UsageGroupByEnum, { name: 'InferenceUsageGroupBy', description:
 
 @ObjectType('InferenceUsageBucket', { description: 'Inference usage summed over one group (all requests when ungrouped)' })
 export class InferenceUsageBucket {
-  @Field(() => String, { nullable: true }) project!: string | null;
-  @Field(() => String, { nullable: true }) model!: string | null;
-  @Field(() => Int, { nullable: true, description: 'HTTP status answered' }) status!: number | null;
-  @Field(() => String, { nullable: true }) apiKeyId!: string | null;
-  @Field(() => Date, { nullable: true, description: 'Start of the DAY or HOUR bucket' }) period!: Date | null;
-  @Field(() => Int) requests!: number;
+  @Field(() => String, { nullable: true, description: 'The project (grouped by PROJECT)' }) project!: string | null;
+  @Field(() => String, { nullable: true, description: 'The model id requests named (grouped by MODEL)' }) model!: string | null;
+  @Field(() => Int, { nullable: true, description: 'HTTP status answered (grouped by STATUS)' }) status!: number | null;
+  @Field(() => String, { nullable: true, description: 'The API key the requests came with (grouped by API_KEY)' }) apiKeyId!: string | null;
+  @Field(() => Date, { nullable: true, description: 'Start of the DAY or HOUR bucket, or of the series bucket (inferenceUsageSeries)' }) period!: Date | null;
+  @Field(() => Int, { description: 'Requests in the bucket' }) requests!: number;
   @Field(() => Int, { description: 'Requests answered with an error status' }) errors!: number;
-  @Field(() => Int) promptTokens!: number;
-  @Field(() => Int) completionTokens!: number;
-  @Field(() => Int) totalTokens!: number;
-  @Field(() => Float) latencyMeanMs!: number;
-  @Field(() => Float) latencyP50Ms!: number;
-  @Field(() => Float) latencyP99Ms!: number;
+  @Field(() => Int, { description: 'Prompt tokens consumed' }) promptTokens!: number;
+  @Field(() => Int, { description: 'Tokens generated' }) completionTokens!: number;
+  @Field(() => Int, { description: 'Prompt and completion tokens together' }) totalTokens!: number;
+  @Field(() => Float, { description: 'Mean latency, in milliseconds' }) latencyMeanMs!: number;
+  @Field(() => Float, { description: 'Median latency, in milliseconds' }) latencyP50Ms!: number;
+  @Field(() => Float, { description: '99th percentile latency, in milliseconds' }) latencyP99Ms!: number;
 }
 
 @ObjectType('InferenceUsageRecord', { description: 'One chat completion request and what happened to it' })
 export class InferenceUsageRecord {
-  @Field(() => String) id!: string;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => String) entity!: string;
-  @Field(() => String) project!: string;
+  @Field(() => String, { description: 'Id of the record' }) id!: string;
+  @Field(() => Date, { description: 'When the request arrived' }) createdAt!: Date;
+  @Field(() => String, { description: 'Team the usage is attributed to' }) entity!: string;
+  @Field(() => String, { description: 'Project the usage is attributed to' }) project!: string;
   @Field(() => String, { description: 'The model id the request named' }) model!: string;
-  @Field(() => String, { nullable: true }) backend!: string | null;
+  @Field(() => String, { nullable: true, description: 'What served it: openai-compatible, embedded or training; null when no model was resolved' }) backend!: string | null;
   @Field(() => String, { nullable: true, description: 'Deployment that answered (last one tried)' }) deployment!: string | null;
-  @Field(() => String, { nullable: true }) apiKeyId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The API key the request came with' }) apiKeyId!: string | null;
   @Field(() => String, { nullable: true, description: 'The request\'s `user` parameter' }) endUser!: string | null;
-  @Field(() => Boolean) stream!: boolean;
+  @Field(() => Boolean, { description: 'Whether the answer was streamed' }) stream!: boolean;
   @Field(() => Int, { description: 'HTTP status answered (499: the client disconnected)' }) status!: number;
-  @Field(() => String, { nullable: true }) errorCode!: string | null;
-  @Field(() => String, { nullable: true }) errorMessage!: string | null;
-  @Field(() => Int) promptTokens!: number;
-  @Field(() => Int) completionTokens!: number;
-  @Field(() => Int) totalTokens!: number;
-  @Field(() => Float) latencyMs!: number;
+  @Field(() => String, { nullable: true, description: 'The reason of a failure (a platform reason, e.g. VALIDATION_FAILED)' }) errorCode!: string | null;
+  @Field(() => String, { nullable: true, description: 'The message of a failure' }) errorMessage!: string | null;
+  @Field(() => Int, { description: 'Prompt tokens consumed' }) promptTokens!: number;
+  @Field(() => Int, { description: 'Tokens generated' }) completionTokens!: number;
+  @Field(() => Int, { description: 'Prompt and completion tokens together' }) totalTokens!: number;
+  @Field(() => Float, { description: 'Time to the answer (streams: to the last chunk), in milliseconds' }) latencyMs!: number;
   @Field(() => Float, { nullable: true, description: 'Time to the first chunk (streams)' }) firstTokenMs!: number | null;
   @Field(() => Int, { description: 'Deployments tried' }) attempts!: number;
-  @Field(() => String, { nullable: true }) requestId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The platform request id (in logs and the X-Request-Id header)' }) requestId!: string | null;
 }
+
+export const InferenceUsageRecordConnection = connectionTypes(InferenceUsageRecord, 'InferenceUsageRecord', 'inference usage record');
 
 export function toUsageBucket(row: UsageBucketRow): InferenceUsageBucket {
   return Object.assign(new InferenceUsageBucket(), {

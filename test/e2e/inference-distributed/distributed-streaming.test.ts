@@ -42,8 +42,8 @@ beforeAll(async () => {
     if (waited > 30_000 || service.exitCode !== null) throw new Error('inference service did not start');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const { body } = await platform.graphql('mutation($d: JSONObject!) { registerInferenceModel(definition: $d) { id } }', {
-    d: { id: 'remote-model', backend: 'openai-compatible', deployments: [{ base_url: upstream.baseUrl }] },
+  const { body } = await platform.graphql('mutation($d: InferenceModelDefinitionInput!) { registerInferenceModel(definition: $d) { id } }', {
+    d: { id: 'remote-model', backend: 'OPENAI_COMPATIBLE', deployments: [{ baseUrl: upstream.baseUrl }] },
   });
   expect(body.errors).toBeUndefined();
 }, 60_000);

@@ -30,8 +30,8 @@ async function usageRecords(entity: string, project: string) {
   await (platform.subgraphs.get('inference')!.services as InferenceServices).usage.flush();
   await platform.graphql('mutation($e: String!, $p: String!) { ensureProject(entity: $e, name: $p) { name } }', { e: entity, p: project });
   const { body } = await platform.graphql(
-    `query($entity: String!, $name: String!) { project(entity: $entity, name: $name) { inferenceUsageRecords {
-       model status errorCode stream promptTokens completionTokens totalTokens apiKeyId deployment attempts endUser } } }`,
+    `query($entity: String!, $name: String!) { project(entity: $entity, name: $name) { inferenceUsageRecords { nodes {
+       model status errorCode stream promptTokens completionTokens totalTokens apiKeyId deployment attempts endUser } } } }`,
     { entity, name: project },
   );
   return body;
@@ -195,7 +195,7 @@ describe('POST /chat/completions', () => {
 
     const sdkProject = await usageRecords('trellis', 'sdk-project');
     expect(sdkProject.errors).toBeUndefined();
-    const records = sdkProject.data.project.inferenceUsageRecords;
+    const records = sdkProject.data.project.inferenceUsageRecords.nodes;
     expect(records).toHaveLength(2);
     // Newest first: the stream, then the plain request; token counts come from the upstream's usage.
     expect(records[0]).toMatchObject({ model: 'stand-in-chat', status: 200, stream: true, promptTokens: 1, completionTokens: 6, totalTokens: 7 });
@@ -203,11 +203,11 @@ describe('POST /chat/completions', () => {
     expect(records[1].apiKeyId).toEqual(expect.any(String));
     expect(records[1].deployment).toMatch(/^stand-in-chat#[01]$/);
 
-    const compatRecords = (await usageRecords('trellis', 'compat-project')).data.project.inferenceUsageRecords;
+    const compatRecords = (await usageRecords('trellis', 'compat-project')).data.project.inferenceUsageRecords.nodes;
     expect(compatRecords).toMatchObject([{ status: 200, promptTokens: 2 }]);
 
     // Without a header: the caller's default entity, project "inference".
-    const defaults = (await usageRecords('trellis', 'inference')).data.project.inferenceUsageRecords;
+    const defaults = (await usageRecords('trellis', 'inference')).data.project.inferenceUsageRecords.nodes;
     expect(defaults.length).toBeGreaterThan(0);
 
     const team = await platform.graphql(
@@ -238,7 +238,7 @@ describe('errors come out as the SDK typed errors', () => {
       expect(apiError.type).toBe('not_found_error');
       expect(JSON.stringify(apiError.error)).not.toContain('127.0.0.1');
     }
-    const records = (await usageRecords('outsider', 'inference')).data.project.inferenceUsageRecords;
+    const records = (await usageRecords('outsider', 'inference')).data.project.inferenceUsageRecords.nodes;
     expect(records.slice(0, 2)).toMatchObject([
       { model: 'research-only', status: 404, errorCode: 'NOT_FOUND', attempts: 0 },
       { model: 'no-such-model', status: 404, errorCode: 'NOT_FOUND' },
@@ -260,7 +260,7 @@ describe('errors come out as the SDK typed errors', () => {
     expect(await missing.json()).toEqual({
       error: { message: 'Field required: messages', type: 'invalid_request_error', param: 'messages', code: 'invalid_request' },
     });
-    const records = (await usageRecords('outsider', 'inference')).data.project.inferenceUsageRecords;
+    const records = (await usageRecords('outsider', 'inference')).data.project.inferenceUsageRecords.nodes;
     expect(records[0]).toMatchObject({ model: 'stand-in-chat', status: 400, errorCode: 'VALIDATION_FAILED' });
   });
 
@@ -270,9 +270,9 @@ describe('errors come out as the SDK typed errors', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
     // Recorded against the caller's own default project, never against the project they may not use.
-    const records = (await usageRecords('outsider', 'inference')).data.project.inferenceUsageRecords;
+    const records = (await usageRecords('outsider', 'inference')).data.project.inferenceUsageRecords.nodes;
     expect(records[0]).toMatchObject({ status: 403, errorCode: 'FORBIDDEN' });
-    const trellisDefault = (await usageRecords('trellis', 'default')).data.project.inferenceUsageRecords;
+    const trellisDefault = (await usageRecords('trellis', 'default')).data.project.inferenceUsageRecords.nodes;
     expect(trellisDefault).toEqual([]);
   });
 
@@ -296,18 +296,19 @@ describe('errors come out as the SDK typed errors', () => {
 
 describe('catalog administration', () => {
   it('registers a model through GraphQL (admins only) and never shows its credential', async () => {
-    const mutation = `mutation($definition: JSONObject!) { registerInferenceModel(definition: $definition) {
-      id backend root ownedBy source deployments { label baseUrl model hasApiKey timeoutMs } } }`;
+    const mutation = `mutation($definition: InferenceModelDefinitionInput!) { registerInferenceModel(definition: $definition) {
+      id backend root ownedBy source deployments { label baseUrl model hasApiKey timeoutMs health } } }`;
     const definition = {
       id: 'registered-chat',
-      backend: 'openai-compatible',
-      deployments: [{ base_url: upstreamB.baseUrl, api_key: UPSTREAM_KEY, model: 'b-model', timeout_ms: 5000 }],
+      backend: 'OPENAI_COMPATIBLE',
+      deployments: [{ baseUrl: upstreamB.baseUrl, apiKey: UPSTREAM_KEY, model: 'b-model', timeoutMs: 5000 }],
     };
     const denied = await platform.graphql(mutation, { definition }, member.key);
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
 
-    const invalid = await platform.graphql(mutation, { definition: { ...definition, deployments: [{ base_url: 'ftp://x' }] } });
-    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', param: 'definition.deployments.0.base_url', field: ['definition', 'deployments', 0, 'base_url'] });
+    // The models file's rules, reported at the typed input's GraphQL path.
+    const invalid = await platform.graphql(mutation, { definition: { ...definition, deployments: [{ baseUrl: 'ftp://x' }] } });
+    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', param: 'definition.deployments.0.baseUrl', field: ['definition', 'deployments', 0, 'baseUrl'] });
 
     const created = await platform.graphql(mutation, { definition });
     expect(created.body.errors).toBeUndefined();
@@ -317,7 +318,7 @@ describe('catalog administration', () => {
       root: 'b-model',
       ownedBy: 'trellis',
       source: 'api',
-      deployments: [{ label: 'registered-chat#0', baseUrl: upstreamB.baseUrl, model: 'b-model', hasApiKey: true, timeoutMs: 5000 }],
+      deployments: [{ label: 'registered-chat#0', baseUrl: upstreamB.baseUrl, model: 'b-model', hasApiKey: true, timeoutMs: 5000, health: 'HEALTHY' }],
     });
     expect(JSON.stringify(created.body)).not.toContain(UPSTREAM_KEY);
 

@@ -25,8 +25,8 @@ const sdk = (project?: string, apiKey = ADMIN_KEY) =>
 const freshProject = () => `trellis/failures-${++projectCounter}`;
 
 async function register(id: string, deployments: { base_url: string; timeout_ms?: number }[]) {
-  const { body } = await platform.graphql('mutation($d: JSONObject!) { registerInferenceModel(definition: $d) { id } }', {
-    d: { id, backend: 'openai-compatible', deployments },
+  const { body } = await platform.graphql('mutation($d: InferenceModelDefinitionInput!) { registerInferenceModel(definition: $d) { id } }', {
+    d: { id, backend: 'OPENAI_COMPATIBLE', deployments: deployments.map(({ base_url, timeout_ms }) => ({ baseUrl: base_url, timeoutMs: timeout_ms })) },
   });
   expect(body.errors).toBeUndefined();
 }
@@ -36,11 +36,11 @@ async function lastRecords(project: string, limit = 1) {
   const [entity, name] = project.split('/');
   await platform.graphql('mutation($e: String!, $p: String!) { ensureProject(entity: $e, name: $p) { name } }', { e: entity, p: name });
   const { body } = await platform.graphql(
-    `query($e: String!, $p: String!, $n: Int!) { project(entity: $e, name: $p) { inferenceUsageRecords(limit: $n) {
-      model status errorCode stream attempts deployment latencyMs firstTokenMs completionTokens } } }`,
+    `query($e: String!, $p: String!, $n: Int!) { project(entity: $e, name: $p) { inferenceUsageRecords(first: $n) { nodes {
+      model status errorCode stream attempts deployment latencyMs firstTokenMs completionTokens } } } }`,
     { e: entity, p: name, n: limit },
   );
-  return body.data.project.inferenceUsageRecords as any[];
+  return body.data.project.inferenceUsageRecords.nodes as any[];
 }
 
 beforeAll(async () => {
