@@ -19,7 +19,7 @@ import './automations/automations.css';
 export default function Automations(_props: PageProps) {
   const { viewer } = useSession();
   const [search, setSearch] = useSearchParams();
-  const team = search.get('team') ?? viewer.teams[0]?.team ?? null;
+  const team = search.get('team') ?? defaultTeam(viewer);
   const automationId = search.get('automation');
   const [creating, setCreating] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -103,4 +103,10 @@ export default function Automations(_props: PageProps) {
       <DeliveryLog team={team} automationId={automationId} onAutomationChange={(id) => setSearch({ team, automation: id })} />
     </div>
   );
+}
+
+/** The viewer's default entity when it is one of their teams, else their first team. */
+function defaultTeam(viewer: ReturnType<typeof useSession>['viewer']): string | null {
+  const teams = viewer.teams.map((membership) => membership.team);
+  return viewer.defaultEntity && teams.includes(viewer.defaultEntity) ? viewer.defaultEntity : (teams[0] ?? null);
 }

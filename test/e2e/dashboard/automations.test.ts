@@ -35,7 +35,7 @@ describe('dashboard: Automations', () => {
   it('creates a secret (write-only) and a webhook, and tests the webhook against a real receiver', async () => {
     const { page } = harness;
     await harness.signIn();
-    await harness.open('/automations');
+    await harness.open('/automations?team=trellis');
     await page.getByRole('heading', { level: 1, name: 'Automations' }).waitFor();
     await page.getByText('No secrets yet.').waitFor();
     await page.getByText('No webhooks yet.').waitFor();
@@ -113,9 +113,9 @@ describe('dashboard: Automations', () => {
     await row.filter({ hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
     expect(await row.getByTestId('http-status').textContent()).toBe('200');
     const [delivered] = (await receiver.waitFor(before + 1)).slice(before);
-    expect(delivered!.body).toContain(`"token":"${SECRET_VALUE}"`.replace(/:/, ': ').replace(': ', ':')); // the receiver gets the value
+    expect(delivered!.body).toContain(SECRET_VALUE); // the receiver gets the value; the page shows [redacted]
 
-    await row.getByRole('button', { name: /Details of delivery/ }).click();
+    await row.getByRole('button', { name: /^Details \(delivery/ }).click();
     const detail = page.getByTestId('delivery-detail');
     await detail.waitFor();
     await expect.poll(() => detail.getByTestId('delivery-attempt').count()).toBe(1);

@@ -77,7 +77,7 @@ export function DeliveryLog({ team, automationId, onAutomationChange }: { team: 
           aria-expanded={row.id === selectedId}
           aria-controls="delivery-detail"
           onClick={() => setSelectedId(row.id === selectedId ? null : row.id)}
-          aria-label={`Details of delivery ${row.id}`}
+          aria-label={`${row.id === selectedId ? 'Hide' : 'Details'} (delivery ${row.id})`}
         >
           {row.id === selectedId ? 'Hide' : 'Details'}
         </button>
