@@ -87,6 +87,42 @@ export class PlatformEventStream {
     return { events, heldBack: false };
   }
 
+  /**
+   * Settled events of one team, newest first (the reverse of the stream's order): `limit` of them, those before the
+   * position (transaction id, event id) `before` when given, only of `types` when given. For "recent activity" lists.
+   */
+  async recent(entity: string, limit: number, options: { before?: { txId: string; id: string } | null; types?: readonly string[] | null } = {}): Promise<PlatformEvent[]> {
+    const before = options.before ? sql`and (e.tx_id, e.id) < (${options.before.txId}::xid8, ${options.before.id}::bigint)` : sql``;
+    const types = options.types && options.types.length > 0 ? sql`and e.type = any(${[...options.types]}::text[])` : sql``;
+    const { rows } = await sql<{
+      id: number;
+      tx: string;
+      type: string;
+      entity: string;
+      project: string | null;
+      registry: string | null;
+      author: string;
+      payload: Record<string, unknown>;
+      created_at: Date;
+    }>`
+      select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at
+      from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
+      where e.entity = ${entity} and e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) ${before} ${types}
+      order by e.tx_id desc, e.id desc
+      limit ${limit}`.execute(this.root);
+    return rows.map((row) => ({
+      id: Number(row.id),
+      cursor: formatCursor(row.tx, row.id),
+      type: row.type,
+      entity: row.entity,
+      project: row.project,
+      registry: row.registry,
+      author: row.author,
+      payload: row.payload,
+      createdAt: row.created_at,
+    }));
+  }
+
   /** The cursor after the newest event committed so far (for subscribers that want only new events). */
   async latestCursor(): Promise<string> {
     const { rows } = await sql<{ tx: string | null; id: number | null }>`

@@ -26,6 +26,12 @@ const migrations: Migrations = {
       await db.schema.createIndex('events_order').on('events').columns(['tx_id', 'id']).execute();
     },
   },
+  // A team's recent events, newest first (automations' recentPlatformEvents).
+  '2026-11-25T1000-events-by-entity': {
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('events_entity_order').on('events').columns(['entity', 'tx_id', 'id']).execute();
+    },
+  },
 };
 
 /** Creates or upgrades the outbox; every subgraph that publishes or reads events calls it (idempotent). */

@@ -13,6 +13,7 @@ import { DeliveryService } from './delivery/delivery.service.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
 import { WebhookClient } from './delivery/webhook-client.js';
 import { AutomationEngine } from './engine/automation-engine.js';
+import { RecentEventsResolver } from './events/recent-events.resolver.js';
 import { SubscriptionResolver } from './events/subscription.resolver.js';
 import { subscriptionEndpoint } from './events/websocket-endpoint.js';
 import { SecretBox } from './secret/secret-box.js';
@@ -28,7 +29,7 @@ import { WebhookService } from './webhook/webhook.service.js';
 export const automationsSubgraph = defineSubgraph<AutomationsServices>({
   name: 'automations',
   migrations: automationsMigrations,
-  resolvers: [AutomationsTeamResolver, SecretResolver, WebhookResolver, AutomationResolver, DeliveryResolver, SubscriptionResolver],
+  resolvers: [AutomationsTeamResolver, SecretResolver, WebhookResolver, AutomationResolver, DeliveryResolver, SubscriptionResolver, RecentEventsResolver],
   orphanedTypes: [Team],
   createServices: async ({ store, db, config: platformConfig, logger }) => {
     await migrateEvents(db.root);

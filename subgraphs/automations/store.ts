@@ -15,6 +15,18 @@ export type AutomationRow = Selectable<AutomationsTable>;
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
 
+export interface DeliveryFilter {
+  team?: string;
+  automationId?: string;
+  status?: string | null;
+}
+
+/** A place in a newest-first list of deliveries: creation time in microseconds since the epoch, then the id. */
+export interface DeliveryPosition {
+  createdMicros: string;
+  id: string;
+}
+
 export type NewDelivery = Omit<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'lease_until' | 'last_status' | 'last_error' | 'created_at' | 'finished_at' | 'variables'> & {
   variables: Record<string, unknown>;
 };
@@ -171,8 +183,12 @@ export class AutomationsStore {
     return this.db.selectFrom('automations').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  automationsOf(team: string): Promise<AutomationRow[]> {
-    return this.db.selectFrom('automations').selectAll().where('team', '=', team).orderBy('name').execute();
+  /** A team's automations by name, `limit` of them, those after the name `afterName` when given. */
+  automationsOf(team: string, limit?: number, afterName?: string | null): Promise<AutomationRow[]> {
+    let query = this.db.selectFrom('automations').selectAll().where('team', '=', team);
+    if (afterName !== undefined && afterName !== null) query = query.where('name', '>', afterName);
+    query = query.orderBy('name');
+    return (limit === undefined ? query : query.limit(limit)).execute();
   }
 
   automationsUsingWebhook(webhookId: string): Promise<AutomationRow[]> {
@@ -277,15 +293,20 @@ export class AutomationsStore {
     return this.db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  deliveriesOf(automationId: string, limit: number): Promise<DeliveryRow[]> {
-    return this.db
-      .selectFrom('deliveries')
-      .selectAll()
-      .where('automation_id', '=', automationId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+  /**
+   * Deliveries newest first (created_at, then id), `limit` of them, after the keyset position `before` when given.
+   * Each row carries its creation time in microseconds (`created_us`): a keyset needs PostgreSQL's full precision,
+   * which a JavaScript Date does not keep.
+   */
+  deliveriesPage(filter: DeliveryFilter, limit: number, before?: DeliveryPosition | null): Promise<(DeliveryRow & { created_us: string })[]> {
+    let query = this.db.selectFrom('deliveries').selectAll().select(sql<string>`(extract(epoch from created_at) * 1000000)::bigint::text`.as('created_us'));
+    if (filter.team !== undefined) query = query.where('team', '=', filter.team);
+    if (filter.automationId !== undefined) query = query.where('automation_id', '=', filter.automationId);
+    if (filter.status) query = query.where('status', '=', filter.status as never);
+    if (before) {
+      query = query.where(sql<boolean>`(created_at, id) < (timestamptz 'epoch' + ${before.createdMicros}::bigint * interval '1 microsecond', ${before.id}::uuid)`);
+    }
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
   attemptsOf(deliveryId: string): Promise<AttemptRow[]> {

@@ -9,6 +9,12 @@ import type {
   VersionsTable,
 } from './db/database.js';
 
+/** A page of a list ordered by name: at most `limit` rows, those after `afterName`. */
+export interface NamePage {
+  limit?: number;
+  afterName?: string | null;
+}
+
 export type RegistryRow = Selectable<RegistriesTable>;
 export type CollectionRow = Selectable<CollectionsTable>;
 export type VersionRow = Selectable<VersionsTable>;
@@ -75,8 +81,12 @@ export class RegistryStore {
     return this.db.selectFrom('registries').selectAll().where('entity', '=', entity).where('name', '=', name).executeTakeFirst();
   }
 
-  registriesOf(entity: string): Promise<RegistryRow[]> {
-    return this.db.selectFrom('registries').selectAll().where('entity', '=', entity).orderBy('name').execute();
+  /** A team's registries by name: `limit` of them (all without one), those after `afterName` when given. */
+  registriesOf(entity: string, page: NamePage = {}): Promise<RegistryRow[]> {
+    let query = this.db.selectFrom('registries').selectAll().where('entity', '=', entity);
+    if (page.afterName) query = query.where('name', '>', page.afterName);
+    query = query.orderBy('name');
+    return (page.limit === undefined ? query : query.limit(page.limit)).execute();
   }
 
   // Collections
@@ -96,15 +106,12 @@ export class RegistryStore {
     return this.db.selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  collectionsOf(entity: string, ownerKind: CollectionOwnerKind, ownerName: string): Promise<CollectionRow[]> {
-    return this.db
-      .selectFrom('collections')
-      .selectAll()
-      .where('entity', '=', entity)
-      .where('owner_kind', '=', ownerKind)
-      .where('owner_name', '=', ownerName)
-      .orderBy('name')
-      .execute();
+  /** A project's or registry's collections by name: `limit` of them (all without one), those after `afterName`. */
+  collectionsOf(entity: string, ownerKind: CollectionOwnerKind, ownerName: string, page: NamePage = {}): Promise<CollectionRow[]> {
+    let query = this.db.selectFrom('collections').selectAll().where('entity', '=', entity).where('owner_kind', '=', ownerKind).where('owner_name', '=', ownerName);
+    if (page.afterName) query = query.where('name', '>', page.afterName);
+    query = query.orderBy('name');
+    return (page.limit === undefined ? query : query.limit(page.limit)).execute();
   }
 
   /** Returns the row and whether this call created it. */
@@ -226,13 +233,12 @@ export class RegistryStore {
       .then((row) => row?.version_id);
   }
 
-  membersOf(collectionId: string): Promise<{ version_id: string; version_index: number }[]> {
-    return this.db
-      .selectFrom('memberships')
-      .select(['version_id', 'version_index'])
-      .where('collection_id', '=', collectionId)
-      .orderBy('version_index')
-      .execute();
+  /** A collection's versions in order (oldest first): `limit` of them (all without one), those after `afterIndex`. */
+  membersOf(collectionId: string, page: { limit?: number; afterIndex?: number | null } = {}): Promise<{ version_id: string; version_index: number }[]> {
+    let query = this.db.selectFrom('memberships').select(['version_id', 'version_index']).where('collection_id', '=', collectionId);
+    if (page.afterIndex !== undefined && page.afterIndex !== null) query = query.where('version_index', '>', page.afterIndex);
+    query = query.orderBy('version_index');
+    return (page.limit === undefined ? query : query.limit(page.limit)).execute();
   }
 
   /** Points the alias at the version; false when it already pointed there. */
@@ -287,8 +293,19 @@ export class RegistryStore {
     return query.executeTakeFirst();
   }
 
-  runsOf(entity: string, project: string): Promise<RunRow[]> {
-    return this.db.selectFrom('runs').selectAll().where('entity', '=', entity).where('project', '=', project).orderBy('created_at').execute();
+  /**
+   * A project's runs newest first (created_at, then id): `limit` of them, those before the keyset position `before`.
+   * Rows carry their creation time in microseconds (`created_us`), the precision a keyset needs.
+   */
+  runsOf(entity: string, project: string, limit: number, before?: { createdMicros: string; id: string } | null): Promise<(RunRow & { created_us: string })[]> {
+    let query = this.db
+      .selectFrom('runs')
+      .selectAll()
+      .select(sql<string>`(extract(epoch from created_at) * 1000000)::bigint::text`.as('created_us'))
+      .where('entity', '=', entity)
+      .where('project', '=', project);
+    if (before) query = query.where(sql<boolean>`(created_at, id) < (timestamptz 'epoch' + ${before.createdMicros}::bigint * interval '1 microsecond', ${before.id}::uuid)`);
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
   setRunState(id: string, state: RunState): Promise<RunRow> {

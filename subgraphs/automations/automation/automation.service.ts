@@ -58,8 +58,9 @@ export class AutomationService {
     return /^[0-9a-f-]{36}$/i.test(id) ? this.store.automation(id) : Promise.resolve(undefined);
   }
 
-  list(team: string): Promise<AutomationRow[]> {
-    return this.store.automationsOf(team);
+  /** A team's automations by name: `limit` of them after the name `afterName`. */
+  list(team: string, limit: number, afterName: string | null): Promise<AutomationRow[]> {
+    return this.store.automationsOf(team, limit, afterName);
   }
 
   async setEnabled(automation: AutomationRow, enabled: boolean): Promise<AutomationRow> {

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../../platform/errors.js';
 import { parseTemplate, renderTemplate, ACCESS_TOKEN_VARIABLE, type EventVariables } from '../automation/payload-template.js';
-import { DELIVERIES_CHANNEL, type AttemptRow, type AutomationsStore, type DeliveryRow } from '../store.js';
+import { DELIVERIES_CHANNEL, type AttemptRow, type AutomationsStore, type DeliveryFilter, type DeliveryPosition, type DeliveryRow } from '../store.js';
 
 const REDACTED = '[redacted]';
 
@@ -15,8 +15,9 @@ export class DeliveryService {
     return /^[0-9a-f-]{36}$/i.test(id) ? this.store.delivery(id) : Promise.resolve(undefined);
   }
 
-  history(automationId: string, limit: number): Promise<DeliveryRow[]> {
-    return this.store.deliveriesOf(automationId, Math.min(Math.max(limit, 1), 500));
+  /** Deliveries newest first (of one automation, of a team, of one status), after a keyset position. */
+  page(filter: DeliveryFilter, limit: number, before?: DeliveryPosition | null): Promise<(DeliveryRow & { created_us: string })[]> {
+    return this.store.deliveriesPage(filter, limit, before);
   }
 
   attempts(deliveryId: string): Promise<AttemptRow[]> {

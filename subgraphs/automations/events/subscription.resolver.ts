@@ -65,7 +65,7 @@ export class SubscriptionResolver {
   }
 
   @Subscription(() => Delivery, { subscribe: subscribeDeliveryUpdates, description: 'Delivery changes of a team (graphql-ws at /graphql/ws)' })
-  deliveryUpdates(@Root() delivery: DeliveryRow, @Arg('team', () => String) _team: string): Delivery {
+  deliveryUpdates(@Root() delivery: DeliveryRow, @Arg('team', () => String, { description: 'The team' }) _team: string): Delivery {
     return toDelivery(delivery);
   }
 }

@@ -8,17 +8,17 @@ import { TeamSecret, toSecret } from './secret.type.js';
 export class SecretResolver {
   constructor(private readonly services: AutomationsServices) {}
 
-  @Query(() => [TeamSecret], { description: 'Team admins: the team\'s secrets (names only)' })
-  async secrets(@Arg('team', () => String) team: string, @Ctx() context: GraphQLContext): Promise<TeamSecret[]> {
+  @Query(() => [TeamSecret], { description: "Team admins: the team's secrets, names only (a plain list: a team keeps a handful of credentials)" })
+  async secrets(@Arg('team', () => String, { description: 'The team' }) team: string, @Ctx() context: GraphQLContext): Promise<TeamSecret[]> {
     requireTeamAdmin(context, team);
     return (await this.services.secrets.list(team)).map(toSecret);
   }
 
   @Mutation(() => TeamSecret, { description: 'Team admins: store a secret (encrypted at rest, never returned)' })
   async createSecret(
-    @Arg('team', () => String) team: string,
-    @Arg('name', () => String) name: string,
-    @Arg('value', () => String) value: string,
+    @Arg('team', () => String, { description: 'The team' }) team: string,
+    @Arg('name', () => String, { description: 'Secret name (an identifier: it doubles as a payload variable)' }) name: string,
+    @Arg('value', () => String, { description: 'The secret value (write-only)' }) value: string,
     @Ctx() context: GraphQLContext,
   ): Promise<TeamSecret> {
     requireTeamAdmin(context, team);
@@ -27,9 +27,9 @@ export class SecretResolver {
 
   @Mutation(() => TeamSecret, { description: 'Team admins: replace a secret\'s value' })
   async rotateSecret(
-    @Arg('team', () => String) team: string,
-    @Arg('name', () => String) name: string,
-    @Arg('value', () => String) value: string,
+    @Arg('team', () => String, { description: 'The team' }) team: string,
+    @Arg('name', () => String, { description: 'Secret name (an identifier: it doubles as a payload variable)' }) name: string,
+    @Arg('value', () => String, { description: 'The secret value (write-only)' }) value: string,
     @Ctx() context: GraphQLContext,
   ): Promise<TeamSecret> {
     requireTeamAdmin(context, team);
@@ -37,7 +37,9 @@ export class SecretResolver {
   }
 
   @Mutation(() => Boolean, { description: 'Team admins: delete a secret no webhook uses' })
-  async deleteSecret(@Arg('team', () => String) team: string, @Arg('name', () => String) name: string, @Ctx() context: GraphQLContext): Promise<boolean> {
+  async deleteSecret(
+    @Arg('team', () => String, { description: 'The team' }) team: string,
+    @Arg('name', () => String, { description: 'Secret name' }) name: string, @Ctx() context: GraphQLContext): Promise<boolean> {
     requireTeamAdmin(context, team);
     return this.services.secrets.delete(team, name);
   }

@@ -3,10 +3,10 @@ import type { SecretRow } from '../store.js';
 
 @ObjectType('TeamSecret', { description: 'A team secret; its value is write-only and never returned' })
 export class TeamSecret {
-  @Field(() => String) team!: string;
-  @Field(() => String) name!: string;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => Date) updatedAt!: Date;
+  @Field(() => String, { description: 'Team owning it' }) team!: string;
+  @Field(() => String, { description: 'Name, usable as ${NAME} in payload templates' }) name!: string;
+  @Field(() => Date, { description: 'When it was stored' }) createdAt!: Date;
+  @Field(() => Date, { description: 'When its value was last replaced' }) updatedAt!: Date;
 }
 
 export function toSecret(row: SecretRow): TeamSecret {

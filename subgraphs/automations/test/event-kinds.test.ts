@@ -217,7 +217,7 @@ describe('automation configuration', () => {
     expect(await attempt({ scopeKind: 'REGISTRY', scopeName: 'models', event: { type: 'RUN_STATE' } })).toMatch(/cannot be watched in a registry/);
     expect(await attempt({ event: { type: 'RUN_METRIC', metricName: 'acc' } })).toMatch(/needs a comparison/);
     expect(await attempt({ event: { type: 'RUN_STATE' }, runFilter: { runNameRegex: '*' } })).toMatch(/Invalid regular expression/);
-    const list = await ok(platform, `{ automations(entity: "trellis") { name } }`);
-    expect(list.automations.some((a: any) => a.name.startsWith('bad-'))).toBe(false);
+    const list = await ok(platform, `{ automations(entity: "trellis") { nodes { name } } }`);
+    expect(list.automations.nodes.some((a: any) => a.name.startsWith('bad-'))).toBe(false);
   });
 });

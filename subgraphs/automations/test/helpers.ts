@@ -41,10 +41,10 @@ export async function createVersion(platform: TestPlatform, input: Record<string
 export async function deliveries(platform: TestPlatform, automationId: string): Promise<any[]> {
   const data = await ok(
     platform,
-    `query($id: ID!) { automation(id: $id) { deliveries { id status attemptCount lastStatus lastError payload attempts { attempt responseStatus responseBody error } } } }`,
+    `query($id: ID!) { automation(id: $id) { deliveries { nodes { id status attemptCount lastStatus lastError payload attempts { attempt responseStatus responseBody error } } } } }`,
     { id: automationId },
   );
-  return data.automation.deliveries;
+  return data.automation.deliveries.nodes;
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */

@@ -91,13 +91,13 @@ describe('secrets', () => {
 
     let history: { data: any; text: string };
     for (;;) {
-      history = await gql(`query($id: ID!) { automation(id: $id) { deliveries { status payload attempts { responseStatus responseBody error } } } }`, {
+      history = await gql(`query($id: ID!) { automation(id: $id) { deliveries { nodes { status payload attempts { responseStatus responseBody error } } } } }`, {
         id: automation.data.createAutomation.id,
       });
-      if (history.data.automation.deliveries[0]?.status === 'SUCCEEDED') break;
+      if (history.data.automation.deliveries.nodes[0]?.status === 'SUCCEEDED') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const [delivery] = history.data.automation.deliveries;
+    const [delivery] = history.data.automation.deliveries.nodes;
     expect(JSON.parse(delivery.payload)).toEqual({ token: '[redacted]', sig: '[redacted]', v: 'trellis/default/c:v0' });
     expect(delivery.attempts.map((a: any) => a.responseStatus)).toEqual([500, 200]);
     expect(delivery.attempts[0].responseBody).toContain('Bearer [redacted]');

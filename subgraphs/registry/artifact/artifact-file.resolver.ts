@@ -19,7 +19,7 @@ export class ArtifactFileResolver {
 @Resolver(() => ArtifactVersion)
 export class ArtifactVersionFileResolver {
   @FieldResolver(() => ArtifactFile, { nullable: true, description: 'One file of the version by path (null when it has none)' })
-  file(@Root() version: ArtifactVersion, @Arg('path', () => String) path: string): ArtifactFile | null {
+  file(@Root() version: ArtifactVersion, @Arg('path', () => String, { description: 'Path of the file in the version' }) path: string): ArtifactFile | null {
     return version.files.find((file) => file.path === path) ?? null;
   }
 }

@@ -1,10 +1,13 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Connection } from '../../../platform/graphql/connection.js';
+import { pageByIndex, VERSION_PAGING } from '../paging.js';
 import { requirePrincipal } from '../../../platform/auth/authorize.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import type { RegistryServices } from '../services.js';
 import {
   ArtifactCollection,
   ArtifactVersion,
+  ArtifactVersionConnection,
   CollectionRefInput,
   CreateArtifactVersionInput,
   toArtifactVersion,
@@ -15,8 +18,8 @@ import {
 export class ArtifactResolver {
   constructor(private readonly services: RegistryServices) {}
 
-  @Query(() => ArtifactVersion, { nullable: true })
-  async artifactVersion(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<ArtifactVersion | null> {
+  @Query(() => ArtifactVersion, { nullable: true, description: 'A version by id, as seen from its own collection (null when absent or not readable)' })
+  async artifactVersion(@Arg('id', () => ID, { description: 'Id of the version' }) id: string, @Ctx() context: GraphQLContext): Promise<ArtifactVersion | null> {
     const found = await this.services.artifacts.version(requirePrincipal(context), id);
     return found ? toArtifactVersion(await this.services.artifacts.payload(found.version, found.collection)) : null;
   }
@@ -26,10 +29,10 @@ export class ArtifactResolver {
     description: 'A version of a project collection by name: `version` is v<N>, an alias, or omitted for latest (null when absent or not readable)',
   })
   async artifactVersionByName(
-    @Arg('entity', () => String) entity: string,
-    @Arg('project', () => String) project: string,
-    @Arg('collection', () => String) collection: string,
-    @Arg('version', () => String, { nullable: true }) version: string | null,
+    @Arg('entity', () => String, { description: 'Team of the project' }) entity: string,
+    @Arg('project', () => String, { description: 'The project' }) project: string,
+    @Arg('collection', () => String, { description: 'Collection name' }) collection: string,
+    @Arg('version', () => String, { nullable: true, description: 'v<N>, an alias, or omitted for the latest' }) version: string | null,
     @Ctx() context: GraphQLContext,
   ): Promise<ArtifactVersion | null> {
     const found = await this.services.artifacts.versionByName(requirePrincipal(context), { entity, project, collection, version });
@@ -38,9 +41,9 @@ export class ArtifactResolver {
 
   @Mutation(() => ArtifactCollection, { description: 'Create an empty collection in a project (team members) or a registry (registry admins)' })
   async createArtifactCollection(
-    @Arg('collection', () => CollectionRefInput) collection: CollectionRefInput,
-    @Arg('type', () => String, { defaultValue: 'dataset' }) type: string,
-    @Arg('description', () => String, { nullable: true }) description: string | null,
+    @Arg('collection', () => CollectionRefInput, { description: 'Where to create it and its name' }) collection: CollectionRefInput,
+    @Arg('type', () => String, { defaultValue: 'dataset', description: 'Artifact type of its versions' }) type: string,
+    @Arg('description', () => String, { nullable: true, description: 'What it holds' }) description: string | null,
     @Ctx() context: GraphQLContext,
   ): Promise<ArtifactCollection> {
     return toCollection(await this.services.artifacts.createCollection(requirePrincipal(context), collection, type, description ?? null));
@@ -48,7 +51,7 @@ export class ArtifactResolver {
 
   @Mutation(() => ArtifactVersion, { description: 'Create the next version of a project collection, with files, metadata, aliases and tags' })
   async createArtifactVersion(
-    @Arg('input', () => CreateArtifactVersionInput) input: CreateArtifactVersionInput,
+    @Arg('input', () => CreateArtifactVersionInput, { description: 'The version' }) input: CreateArtifactVersionInput,
     @Ctx() context: GraphQLContext,
   ): Promise<ArtifactVersion> {
     const { version, collection } = await this.services.artifacts.createVersion(requirePrincipal(context), input);
@@ -57,9 +60,9 @@ export class ArtifactResolver {
 
   @Mutation(() => ArtifactVersion, { description: 'Link a version into a registry (or project) collection; returns it as seen there' })
   async linkArtifactVersion(
-    @Arg('versionId', () => ID) versionId: string,
-    @Arg('target', () => CollectionRefInput) target: CollectionRefInput,
-    @Arg('aliases', () => [String], { nullable: true }) aliases: string[] | null,
+    @Arg('versionId', () => ID, { description: 'Id of the version' }) versionId: string,
+    @Arg('target', () => CollectionRefInput, { description: 'The collection to link it into' }) target: CollectionRefInput,
+    @Arg('aliases', () => [String], { nullable: true, description: 'Aliases to point at it there' }) aliases: string[] | null,
     @Ctx() context: GraphQLContext,
   ): Promise<ArtifactVersion> {
     const { version, collection } = await this.services.artifacts.linkVersion(requirePrincipal(context), versionId, target, aliases ?? []);
@@ -68,9 +71,9 @@ export class ArtifactResolver {
 
   @Mutation(() => ArtifactVersion, { description: 'Add (or move) an alias; default collection: the version\'s own' })
   async addArtifactAlias(
-    @Arg('versionId', () => ID) versionId: string,
-    @Arg('alias', () => String) alias: string,
-    @Arg('collection', () => CollectionRefInput, { nullable: true }) collection: CollectionRefInput | null,
+    @Arg('versionId', () => ID, { description: 'Id of the version' }) versionId: string,
+    @Arg('alias', () => String, { description: 'The alias' }) alias: string,
+    @Arg('collection', () => CollectionRefInput, { nullable: true, description: 'The collection the alias lives in (default: the version\'s own)' }) collection: CollectionRefInput | null,
     @Ctx() context: GraphQLContext,
   ): Promise<ArtifactVersion> {
     const principal = requirePrincipal(context);
@@ -79,10 +82,10 @@ export class ArtifactResolver {
     return toArtifactVersion(await this.services.artifacts.payload(found.version, found.collection));
   }
 
-  @Mutation(() => ArtifactVersion)
+  @Mutation(() => ArtifactVersion, { description: 'Tag a version (tags are not moved: a version may share a tag with others)' })
   async addArtifactTag(
-    @Arg('versionId', () => ID) versionId: string,
-    @Arg('tag', () => String) tag: string,
+    @Arg('versionId', () => ID, { description: 'Id of the version' }) versionId: string,
+    @Arg('tag', () => String, { description: 'The tag' }) tag: string,
     @Ctx() context: GraphQLContext,
   ): Promise<ArtifactVersion> {
     const principal = requirePrincipal(context);
@@ -91,15 +94,20 @@ export class ArtifactResolver {
     return toArtifactVersion(await this.services.artifacts.payload(found.version, found.collection));
   }
 
-  @FieldResolver(() => [ArtifactVersion], { description: 'Versions in this collection, oldest first' })
-  async versions(@Root() collection: ArtifactCollection): Promise<ArtifactVersion[]> {
+  @FieldResolver(() => ArtifactVersionConnection, { description: 'Versions in this collection, oldest first' })
+  async versions(
+    @Root() collection: ArtifactCollection,
+    @Arg('first', () => Int, { nullable: true, description: VERSION_PAGING.first }) first: number | null,
+    @Arg('after', () => String, { nullable: true, description: VERSION_PAGING.after }) after: string | null,
+  ): Promise<Connection<ArtifactVersion>> {
     const row = (await this.services.store.collectionById(collection.id))!;
-    const members = await this.services.store.membersOf(collection.id);
-    const versions: ArtifactVersion[] = [];
-    for (const member of members) {
-      const version = (await this.services.store.version(member.version_id))!;
-      versions.push(toArtifactVersion(await this.services.artifacts.payload(version, row)));
-    }
-    return versions;
+    return pageByIndex(first, after, (page) => this.services.store.membersOf(collection.id, page), async (members) => {
+      const versions: ArtifactVersion[] = [];
+      for (const member of members) {
+        const version = (await this.services.store.version(member.version_id))!;
+        versions.push(toArtifactVersion(await this.services.artifacts.payload(version, row)));
+      }
+      return versions;
+    });
   }
 }

@@ -1,19 +1,22 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { connectionTypes } from '../../../platform/graphql/connection.js';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { ArtifactVersionPayload } from '../events/registry-events.js';
 import type { CollectionRow } from '../store.js';
 
 @ObjectType('ArtifactCollection', { description: 'A named sequence of artifact versions in a project or a registry' })
 export class ArtifactCollection {
-  @Field(() => ID) id!: string;
-  @Field(() => String) entity!: string;
+  @Field(() => ID, { description: 'Id of the collection' }) id!: string;
+  @Field(() => String, { description: 'Team owning it' }) entity!: string;
   @Field(() => String, { nullable: true, description: 'Owning project (project collections)' }) project!: string | null;
   @Field(() => String, { nullable: true, description: 'Owning registry (registry collections)' }) registry!: string | null;
-  @Field(() => String) name!: string;
-  @Field(() => String) type!: string;
-  @Field(() => String, { nullable: true }) description!: string | null;
-  @Field(() => Date) createdAt!: Date;
+  @Field(() => String, { description: 'Name, unique in its project or registry' }) name!: string;
+  @Field(() => String, { description: 'Artifact type of its versions (dataset, model, …)' }) type!: string;
+  @Field(() => String, { nullable: true, description: 'What the collection holds' }) description!: string | null;
+  @Field(() => Date, { description: 'When it was created' }) createdAt!: Date;
 }
+
+export const ArtifactCollectionConnection = connectionTypes(ArtifactCollection, 'ArtifactCollection', 'artifact collection');
 
 export function toCollection(row: CollectionRow): ArtifactCollection {
   return Object.assign(new ArtifactCollection(), {
@@ -28,33 +31,35 @@ export function toCollection(row: CollectionRow): ArtifactCollection {
   });
 }
 
-@ObjectType('ArtifactFile')
+@ObjectType('ArtifactFile', { description: 'A file of an artifact version' })
 export class ArtifactFile {
-  @Field(() => String) path!: string;
+  @Field(() => String, { description: 'Relative path of the file in the version' }) path!: string;
   @Field(() => String, { description: 'Hex SHA-256 of the content' }) digest!: string;
-  @Field(() => Int) size!: number;
+  @Field(() => Int, { description: 'Size in bytes' }) size!: number;
   /** The version holding the file, for the content field (not exposed). */
   versionId!: string;
 }
 
 @ObjectType('ArtifactVersion', { description: 'One immutable version of an artifact, as seen from a collection' })
 export class ArtifactVersion {
-  @Field(() => ID) id!: string;
+  @Field(() => ID, { description: 'Id of the version (the same in every collection it is linked into)' }) id!: string;
   @Field(() => String, { description: '"<collection>:v<N>"' }) name!: string;
-  @Field(() => String) version!: string;
-  @Field(() => String) collection!: string;
-  @Field(() => String) type!: string;
-  @Field(() => String) entity!: string;
+  @Field(() => String, { description: 'v<N>: its position in the collection it is seen from' }) version!: string;
+  @Field(() => String, { description: 'The collection it is seen from' }) collection!: string;
+  @Field(() => String, { description: 'Artifact type (dataset, model, …)' }) type!: string;
+  @Field(() => String, { description: 'Team owning it' }) entity!: string;
   @Field(() => String, { nullable: true, description: 'Project the version was created in' }) project!: string | null;
-  @Field(() => String, { nullable: true }) registry!: string | null;
+  @Field(() => String, { nullable: true, description: 'The registry it is seen from, for registry collections' }) registry!: string | null;
   @Field(() => String, { description: 'Hex SHA-256 over the file manifest' }) digest!: string;
-  @Field(() => JSONObjectScalar) metadata!: Record<string, unknown>;
-  @Field(() => [String]) aliases!: string[];
-  @Field(() => [String]) tags!: string[];
-  @Field(() => [ArtifactFile]) files!: ArtifactFile[];
-  @Field(() => String) createdBy!: string;
-  @Field(() => Date) createdAt!: Date;
+  @Field(() => JSONObjectScalar, { description: 'Free-form metadata recorded with it' }) metadata!: Record<string, unknown>;
+  @Field(() => [String], { description: 'Aliases pointing at it in the collection it is seen from' }) aliases!: string[];
+  @Field(() => [String], { description: 'Its tags' }) tags!: string[];
+  @Field(() => [ArtifactFile], { description: 'Its files (a plain list: a version holds a few files)' }) files!: ArtifactFile[];
+  @Field(() => String, { description: 'Username of its creator' }) createdBy!: string;
+  @Field(() => Date, { description: 'When it was created' }) createdAt!: Date;
 }
+
+export const ArtifactVersionConnection = connectionTypes(ArtifactVersion, 'ArtifactVersion', 'artifact version');
 
 export function toArtifactVersion(payload: ArtifactVersionPayload): ArtifactVersion {
   return Object.assign(new ArtifactVersion(), {
@@ -66,26 +71,26 @@ export function toArtifactVersion(payload: ArtifactVersionPayload): ArtifactVers
 
 @InputType('CollectionRefInput', { description: 'A collection of a project or of a registry (name exactly one)' })
 export class CollectionRefInput {
-  @Field(() => String) entity!: string;
-  @Field(() => String, { nullable: true }) project?: string | null;
-  @Field(() => String, { nullable: true }) registry?: string | null;
-  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'Team owning it' }) entity!: string;
+  @Field(() => String, { nullable: true, description: 'The project, for a project collection' }) project?: string | null;
+  @Field(() => String, { nullable: true, description: 'The registry, for a registry collection' }) registry?: string | null;
+  @Field(() => String, { description: 'Collection name' }) name!: string;
 }
 
-@InputType('ArtifactFileInput')
+@InputType('ArtifactFileInput', { description: 'A file of a new artifact version' })
 export class ArtifactFileInput {
-  @Field(() => String) path!: string;
-  @Field(() => String) contentBase64!: string;
+  @Field(() => String, { description: "Relative, '/'-separated path (no '..', no absolute path)" }) path!: string;
+  @Field(() => String, { description: 'The bytes, base64' }) contentBase64!: string;
 }
 
-@InputType('CreateArtifactVersionInput')
+@InputType('CreateArtifactVersionInput', { description: 'The next version of a project collection: its files, metadata, aliases and tags' })
 export class CreateArtifactVersionInput {
-  @Field(() => String) entity!: string;
-  @Field(() => String) project!: string;
+  @Field(() => String, { description: 'Team of the project' }) entity!: string;
+  @Field(() => String, { description: 'Project the version is created in' }) project!: string;
   @Field(() => String, { description: 'Collection in the project; created on first use' }) collection!: string;
   @Field(() => String, { nullable: true, description: 'Artifact type (default "dataset")' }) type?: string | null;
-  @Field(() => JSONObjectScalar, { nullable: true }) metadata?: Record<string, unknown> | null;
-  @Field(() => [ArtifactFileInput], { nullable: true }) files?: ArtifactFileInput[] | null;
-  @Field(() => [String], { nullable: true }) aliases?: string[] | null;
-  @Field(() => [String], { nullable: true }) tags?: string[] | null;
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'Free-form metadata (e.g. row counts, accuracy)' }) metadata?: Record<string, unknown> | null;
+  @Field(() => [ArtifactFileInput], { nullable: true, description: 'The files of the version' }) files?: ArtifactFileInput[] | null;
+  @Field(() => [String], { nullable: true, description: 'Aliases to point at it (moved from older versions); latest is implied' }) aliases?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Tags to put on it' }) tags?: string[] | null;
 }

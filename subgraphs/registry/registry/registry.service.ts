@@ -3,7 +3,7 @@ import { isTeamAdmin, isTeamMember, type Principal } from '../../../platform/aut
 import { ConflictError, ForbiddenError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import { CreateRegistrySchema } from '../registry.schemas.js';
-import type { RegistryRow, RegistryStore } from '../store.js';
+import type { NamePage, RegistryRow, RegistryStore } from '../store.js';
 
 export type CreateRegistry = Static<typeof CreateRegistrySchema>;
 
@@ -29,8 +29,9 @@ export class RegistryService {
     return (await this.store.registry(entity, name)) ?? null;
   }
 
-  async list(principal: Principal, entity: string): Promise<RegistryRow[]> {
+  /** A team's registries by name (none for callers outside the team). */
+  async list(principal: Principal, entity: string, page: NamePage = {}): Promise<RegistryRow[]> {
     if (!isTeamMember(principal, entity)) return [];
-    return this.store.registriesOf(entity);
+    return this.store.registriesOf(entity, page);
   }
 }

@@ -1,14 +1,17 @@
 import { Field, InputType, ObjectType } from 'type-graphql';
+import { connectionTypes } from '../../../platform/graphql/connection.js';
 import type { RegistryRow } from '../store.js';
 
 @ObjectType('Registry', { description: 'A team-owned place where curated artifact versions are linked' })
 export class Registry {
-  @Field(() => String) entity!: string;
-  @Field(() => String) name!: string;
-  @Field(() => String, { nullable: true }) description!: string | null;
-  @Field(() => String) createdBy!: string;
-  @Field(() => Date) createdAt!: Date;
+  @Field(() => String, { description: 'Team owning it' }) entity!: string;
+  @Field(() => String, { description: 'Name, unique in the team' }) name!: string;
+  @Field(() => String, { nullable: true, description: 'What it curates' }) description!: string | null;
+  @Field(() => String, { description: 'Username of its creator' }) createdBy!: string;
+  @Field(() => Date, { description: 'When it was created' }) createdAt!: Date;
 }
+
+export const RegistryConnection = connectionTypes(Registry, 'Registry', 'registry');
 
 export function toRegistry(row: RegistryRow): Registry {
   return Object.assign(new Registry(), {
@@ -20,9 +23,9 @@ export function toRegistry(row: RegistryRow): Registry {
   });
 }
 
-@InputType('CreateRegistryInput')
+@InputType('CreateRegistryInput', { description: 'A registry to create in a team' })
 export class CreateRegistryInput {
-  @Field(() => String) entity!: string;
-  @Field(() => String) name!: string;
-  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => String, { description: 'Team owning it' }) entity!: string;
+  @Field(() => String, { description: 'Name, unique in the team' }) name!: string;
+  @Field(() => String, { nullable: true, description: 'What it curates' }) description?: string | null;
 }

@@ -67,9 +67,10 @@ export class RunService {
     return run && isTeamMember(principal, run.entity) ? run : null;
   }
 
-  list(principal: Principal, entity: string, project: string): Promise<RunRow[]> {
+  /** A project's runs newest first: `limit` of them, before the keyset position `before` when given. */
+  list(principal: Principal, entity: string, project: string, limit: number, before?: { createdMicros: string; id: string } | null) {
     if (!isTeamMember(principal, entity)) return Promise.resolve([]);
-    return this.store.runsOf(entity, project);
+    return this.store.runsOf(entity, project, limit, before);
   }
 
   metricHistory(runId: string, name: string) {
