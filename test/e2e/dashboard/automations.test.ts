@@ -121,6 +121,7 @@ describe('dashboard: Automations', () => {
     await expect.poll(() => detail.getByTestId('delivery-attempt').count()).toBe(1);
     expect(await detail.getByTestId('delivery-attempt').first().textContent()).toMatch(/^1.*200.*delivery accepted/);
     expect(await detail.getByTestId('json-viewer').textContent()).toContain('[redacted]');
+    await page.evaluate('window.scrollTo(0, 0)');
     await harness.screenshot('automations');
 
     await detail.getByRole('button', { name: 'Redeliver' }).click();

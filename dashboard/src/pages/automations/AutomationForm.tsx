@@ -166,7 +166,7 @@ export function AutomationForm({ team, onCreated, onCancel }: { team: string; on
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
 
-  const scopeOptions = draft.scopeKind === 'PROJECT' ? (scopes.data?.team?.projects ?? []).map((project) => project.name) : (scopes.data?.registries ?? []).map((registry) => registry.name);
+  const scopeOptions = draft.scopeKind === 'PROJECT' ? (scopes.data?.team?.projects ?? []).map((project) => project.name) : (scopes.data?.registries.nodes ?? []).map((registry) => registry.name);
   const eventTypes = EVENT_TYPES.filter((type) => draft.scopeKind === 'PROJECT' || type.registry);
   const type = draft.eventType;
 

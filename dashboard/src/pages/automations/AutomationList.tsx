@@ -81,13 +81,13 @@ export function AutomationList({ team, onShowDeliveries, selected }: { team: str
     <>
       <QueryState result={result} loadingLabel="Loading automations…">
         {(data) =>
-          data.automations.length === 0 ? (
+          data.automations.nodes.length === 0 ? (
             <Empty title="No automations yet.">Create one to call a webhook when an artifact, alias, tag or run changes.</Empty>
           ) : (
             <DataTable
               caption={`Automations of team ${team}`}
               columns={columns}
-              rows={data.automations}
+              rows={data.automations.nodes}
               rowKey={(row) => row.id}
               rowClassName={(row) => (row.id === selected ? 'selected' : undefined)}
             />
@@ -107,9 +107,9 @@ function describeFilters(row: AutomationFieldsFragment): string {
     const value = event[key];
     if (value !== null && value !== undefined && value !== '') parts.push(`${key} ${String(value)}`);
   }
-  if (Array.isArray(event.runStates) && event.runStates.length) parts.push(`states ${event.runStates.join(', ')}`);
+  if (event.runStates?.length) parts.push(`states ${event.runStates.join(', ')}`);
   const filter = row.runFilter;
-  if (filter.user) parts.push(`user ${String(filter.user)}`);
-  if (filter.runNameRegex) parts.push(`run ~ ${String(filter.runNameRegex)}`);
+  if (filter.user) parts.push(`user ${filter.user}`);
+  if (filter.runNameRegex) parts.push(`run ~ ${filter.runNameRegex}`);
   return parts.length ? ` · ${parts.join(' · ')}` : '';
 }

@@ -1,12 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from 'urql';
-import { DataTable, type Column } from '../../components/DataTable';
+import { DataTable, useCursorPager, type Column } from '../../components/DataTable';
 import { formatDuration, relativeTime, ShortId, Time } from '../../components/Format';
 import { JsonViewer } from '../../components/JsonViewer';
-import { Empty, InlineError, QueryState } from '../../components/States';
+import { Empty, ErrorState, InlineError, Loading } from '../../components/States';
 import {
   AutomationDeliveriesDocument,
   AutomationDeliveryUpdatesDocument,
+  AutomationNamesDocument,
   AutomationRedeliverDocument,
   type AutomationDeliveryFieldsFragment,
   type DeliveryStatus,
@@ -14,7 +15,7 @@ import {
 import { DeliveryStatusBadge, HttpStatus } from './Status';
 
 type Delivery = AutomationDeliveryFieldsFragment;
-const PER_AUTOMATION = 50;
+const PAGE_SIZE = 20;
 const STATUSES: DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED'];
 
 /** Newer of two snapshots of one delivery (more attempts, or finished). */
@@ -25,40 +26,59 @@ function newer(a: Delivery, b: Delivery): Delivery {
 }
 
 /**
- * The team's delivery log, newest first: status, attempts (status codes, errors), payload; live through the
- * `deliveryUpdates` subscription; Redeliver sends a finished delivery again (same id, a new attempt).
+ * The team's delivery log (`Query.deliveries`, newest first, filtered and paged by the server): status, attempts
+ * (status codes, errors), payload; live through the `deliveryUpdates` subscription (updates merge into the page,
+ * new deliveries join the first page); Redeliver sends a finished delivery again (same id, a new attempt).
  */
 export function DeliveryLog({ team, automationId, onAutomationChange }: { team: string; automationId: string | null; onAutomationChange: (id: string | null) => void }) {
-  const [result, refetch] = useQuery({ query: AutomationDeliveriesDocument, variables: { team, limit: PER_AUTOMATION }, context: useMemo(() => ({ additionalTypenames: ['Delivery'] }), []) });
-  const [live, setLive] = useState<Record<string, Delivery>>({});
+  const pager = useCursorPager();
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
+  const context = useMemo(() => ({ additionalTypenames: ['Delivery', 'Automation'] }), []);
+  const [result, refetch] = useQuery({
+    query: AutomationDeliveriesDocument,
+    variables: { team, first: PAGE_SIZE, after: pager.after, automationId, status: status || null },
+    context,
+  });
+  const [namesResult] = useQuery({ query: AutomationNamesDocument, variables: { team }, context });
+  const [live, setLive] = useState<Record<string, Delivery>>({});
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const refetchTimer = useRef<ReturnType<typeof setTimeout>>();
+  const { reset } = pager;
 
-  useEffect(() => setLive({}), [team]);
+  useEffect(() => {
+    setLive({});
+    reset();
+  }, [team, automationId, status, reset]);
   const [subscription] = useSubscription({ query: AutomationDeliveryUpdatesDocument, variables: { team } }, (_previous, data) => {
     const update = data.deliveryUpdates;
     setLive((current) => ({ ...current, [update.id]: current[update.id] ? newer(update, current[update.id]!) : update }));
-    // A new automation's first delivery, or attempts the update raced: re-read the log shortly after.
+    // Re-read the page shortly after, so paging and the server's order stay right.
     clearTimeout(refetchTimer.current);
-    refetchTimer.current = setTimeout(() => refetch({ requestPolicy: 'network-only' }), 400);
+    refetchTimer.current = setTimeout(() => refetch({ requestPolicy: 'network-only' }), 500);
     return data;
   });
-  const connected = subscription.fetching && !subscription.error;
+  // Listening from the start (fetching) and after each update (data); an error ends it.
+  const connected = !subscription.error && (subscription.fetching || subscription.data !== undefined);
   useEffect(() => () => clearTimeout(refetchTimer.current), []);
 
-  const names = useMemo(() => new Map((result.data?.automations ?? []).map((automation) => [automation.id, automation.name])), [result.data]);
-  const all = useMemo(() => {
-    const byId = new Map<string, Delivery>();
-    for (const automation of result.data?.automations ?? []) for (const delivery of automation.deliveries) byId.set(delivery.id, delivery);
-    for (const delivery of Object.values(live)) {
-      const known = byId.get(delivery.id);
-      byId.set(delivery.id, known ? newer(delivery, known) : delivery);
-    }
-    return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-  }, [result.data, live]);
-  const shown = all.filter((delivery) => (!automationId || delivery.automationId === automationId) && (!status || delivery.status === status));
-  const selected = all.find((delivery) => delivery.id === selectedId) ?? null;
+  const names = useMemo(() => new Map((namesResult.data?.automations.nodes ?? []).map((automation) => [automation.id, automation.name])), [namesResult.data]);
+  const connection = useMemo(() => {
+    const page = result.data?.deliveries;
+    if (!page) return null;
+    const onPage = new Set(page.edges.map((edge) => edge.node.id));
+    const edges = page.edges.map((edge) => ({ ...edge, node: live[edge.node.id] ? newer(live[edge.node.id]!, edge.node) : edge.node }));
+    // Deliveries the subscription announced that the page does not hold yet (first page only, same filters).
+    const fresh =
+      pager.page === 1
+        ? Object.values(live)
+            .filter((delivery) => !onPage.has(delivery.id) && (!automationId || delivery.automationId === automationId) && (!status || delivery.status === status))
+            .filter((delivery) => !page.edges.length || delivery.createdAt >= page.edges[page.edges.length - 1]!.node.createdAt)
+            .map((delivery) => ({ cursor: '', node: delivery }))
+        : [];
+    const all = [...fresh, ...edges].sort((a, b) => b.node.createdAt.localeCompare(a.node.createdAt) || b.node.id.localeCompare(a.node.id));
+    return { edges: all, pageInfo: page.pageInfo };
+  }, [result.data, live, pager.page, automationId, status]);
+  const selected = connection?.edges.find((edge) => edge.node.id === selectedId)?.node ?? (selectedId ? (live[selectedId] ?? null) : null);
 
   const columns: Column<Delivery>[] = [
     { key: 'created', header: 'Event at', render: (row) => <span title={row.createdAt}>{relativeTime(row.createdAt)}</span> },
@@ -102,7 +122,7 @@ export function DeliveryLog({ team, automationId, onAutomationChange }: { team: 
           <label htmlFor="delivery-automation">Automation</label>
           <select id="delivery-automation" value={automationId ?? ''} onChange={(event) => onAutomationChange(event.target.value || null)}>
             <option value="">All automations</option>
-            {[...names].map(([id, name]) => (
+            {[...names.entries()].map(([id, name]) => (
               <option key={id} value={id}>
                 {name}
               </option>
@@ -121,22 +141,23 @@ export function DeliveryLog({ team, automationId, onAutomationChange }: { team: 
           </select>
         </div>
       </div>
-      <QueryState result={result} loadingLabel="Loading deliveries…">
-        {() =>
-          all.length === 0 ? (
-            <Empty title="No deliveries yet.">They appear here, live, as soon as an automation matches an event.</Empty>
-          ) : (
-            <DataTable
-              caption={`Deliveries of team ${team}`}
-              columns={columns}
-              rows={shown}
-              rowKey={(row) => row.id}
-              rowClassName={(row) => (row.id === selectedId ? 'selected' : undefined)}
-              empty="No deliveries match these filters."
-            />
-          )
-        }
-      </QueryState>
+      {result.error && !result.data ? <ErrorState error={result.error} title="Could not load the delivery log" /> : null}
+      {!connection && !result.error ? <Loading label="Loading deliveries…" /> : null}
+      {connection ? (
+        connection.edges.length === 0 && pager.page === 1 && !automationId && !status ? (
+          <Empty title="No deliveries yet.">They appear here, live, as soon as an automation matches an event.</Empty>
+        ) : (
+          <DataTable
+            caption={`Deliveries of team ${team}`}
+            columns={columns}
+            connection={connection}
+            pager={pager}
+            rowKey={(row) => row.id}
+            rowClassName={(row) => (row.id === selectedId ? 'selected' : undefined)}
+            empty="No deliveries match these filters."
+          />
+        )
+      ) : null}
       {selected ? <DeliveryDetail delivery={selected} automationName={names.get(selected.automationId) ?? null} onUpdate={(delivery) => setLive((current) => ({ ...current, [delivery.id]: delivery }))} /> : null}
     </section>
   );
@@ -172,7 +193,7 @@ function DeliveryDetail({ delivery, automationName, onUpdate }: { delivery: Deli
         <dd>{automationName ?? delivery.automationId}</dd>
         <dt>Event</dt>
         <dd>
-          <code>{delivery.eventType}</code> <span className="muted small mono">{delivery.eventId}</span>
+          <code>{delivery.eventType}</code> <span className="muted small">event id {delivery.eventId}</span>
         </dd>
         <dt>Matched</dt>
         <dd>
@@ -211,7 +232,7 @@ function DeliveryDetail({ delivery, automationName, onUpdate }: { delivery: Deli
                 <td>
                   <HttpStatus status={attempt.responseStatus} />
                 </td>
-                <td className="align-right">{formatDuration(new Date(attempt.finishedAt).getTime() - new Date(attempt.startedAt).getTime())}</td>
+                <td className="align-right">{formatDuration(attempt.durationMs)}</td>
                 <td>
                   {attempt.error ? <span className="error-text">{attempt.error}</span> : null}
                   {attempt.responseBody ? <code className="response-snippet">{attempt.responseBody}</code> : attempt.error ? null : <span className="muted">(empty body)</span>}
