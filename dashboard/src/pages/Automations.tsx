@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { PageHeader } from '../components/PageHeader';
 import { Empty } from '../components/States';
 import { useSearchParams } from '../router';
+import type { AutomationFieldsFragment } from '../graphql/generated';
 import type { PageProps } from '../routes';
 import { useSession } from '../viewer';
 import { AutomationForm } from './automations/AutomationForm';
@@ -21,7 +22,8 @@ export default function Automations(_props: PageProps) {
   const [search, setSearch] = useSearchParams();
   const team = search.get('team') ?? defaultTeam(viewer);
   const automationId = search.get('automation');
-  const [creating, setCreating] = useState(false);
+  // The form: closed, a new automation, or one being edited.
+  const [editing, setEditing] = useState<'new' | AutomationFieldsFragment | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const role = viewer.teams.find((membership) => membership.team === team)?.role;
   const canAdmin = viewer.isAdmin || role === 'ADMIN';
@@ -66,12 +68,12 @@ export default function Automations(_props: PageProps) {
       <section className="card section" aria-labelledby="automations-heading" data-testid="automations">
         <div className="card-header">
           <h2 id="automations-heading">Automations</h2>
-          {creating ? null : (
+          {editing ? null : (
             <button
               type="button"
               className="button button-primary button-small"
               onClick={() => {
-                setCreating(true);
+                setEditing('new');
                 setNotice(null);
               }}
             >
@@ -84,18 +86,29 @@ export default function Automations(_props: PageProps) {
             {notice}
           </p>
         ) : null}
-        <AutomationList team={team} selected={automationId} onShowDeliveries={(automation) => {
-          setSearch({ team, automation: automation.id });
-          document.getElementById('deliveries-heading')?.scrollIntoView({ block: 'start' });
-        }} />
-        {creating ? (
+        <AutomationList
+          team={team}
+          selected={automationId}
+          onShowDeliveries={(automation) => {
+            setSearch({ team, automation: automation.id });
+            document.getElementById('deliveries-heading')?.scrollIntoView({ block: 'start' });
+          }}
+          onEdit={(automation) => {
+            setEditing(automation);
+            setNotice(null);
+            requestAnimationFrame(() => document.getElementById('automation-name')?.focus());
+          }}
+        />
+        {editing ? (
           <AutomationForm
+            key={editing === 'new' ? 'new' : editing.id}
             team={team}
-            onCreated={(name) => {
-              setCreating(false);
-              setNotice(`Automation ${name} created.`);
+            automation={editing === 'new' ? undefined : editing}
+            onSaved={(name, created) => {
+              setEditing(null);
+              setNotice(`Automation ${name} ${created ? 'created' : 'saved'}.`);
             }}
-            onCancel={() => setCreating(false)}
+            onCancel={() => setEditing(null)}
           />
         ) : null}
       </section>

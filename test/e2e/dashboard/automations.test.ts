@@ -99,6 +99,20 @@ describe('dashboard: Automations', () => {
     const row = page.getByTestId('automations').getByRole('row', { name: /notify-ci/ });
     await row.waitFor();
     expect(await row.textContent()).toMatch(/CREATE_ARTIFACT.*project default.*ci-receiver.*active/);
+
+    // Edit (updateAutomation): the same server checks, then the change is saved.
+    await row.getByRole('button', { name: 'Edit notify-ci' }).click();
+    const edit = page.getByRole('form', { name: 'Edit automation notify-ci' });
+    expect(await edit.getByLabel('Name', { exact: true }).inputValue()).toBe('notify-ci');
+    const template = await edit.getByLabel(/Payload template/).inputValue();
+    await edit.getByLabel(/Payload template/).fill('{"version": ${artifact_version_string}');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByTestId('field-error-automation-payload').textContent()).toContain('not valid JSON');
+    await edit.getByLabel(/Payload template/).fill(template);
+    await edit.getByLabel('Description (optional)').fill('Tells CI about new versions');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Automation notify-ci saved' }).waitFor();
+    await row.filter({ hasText: 'Tells CI about new versions' }).waitFor();
   });
 
   it('shows a triggered delivery live with the receiver\'s 200, and Redeliver adds a second attempt', async () => {

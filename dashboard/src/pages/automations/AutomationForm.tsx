@@ -5,9 +5,11 @@ import { formatError } from '../../client';
 import {
   AutomationCreateDocument,
   AutomationScopesDocument,
+  AutomationUpdateDocument,
   AutomationWebhooksDocument,
   type AutomationEventInput,
   type AutomationEventType,
+  type AutomationFieldsFragment,
   type AutomationScopeKind,
   type CreateAutomationInput,
   type MetricAggregation,
@@ -115,6 +117,37 @@ const EMPTY: Draft = {
   enabled: true,
 };
 
+const str = (value: number | null | undefined): string => (value === null || value === undefined ? '' : String(value));
+
+/** The form's fields for an existing automation (editing). */
+function fromAutomation(automation: AutomationFieldsFragment): Draft {
+  const event = automation.event;
+  return {
+    name: automation.name,
+    description: automation.description ?? '',
+    scopeKind: automation.scopeKind,
+    scopeName: automation.scopeName,
+    eventType: automation.eventType,
+    aliasRegex: event.aliasRegex ?? '',
+    tagRegex: event.tagRegex ?? '',
+    metricName: event.metricName ?? '',
+    window: str(event.window),
+    aggregation: event.aggregation ?? '',
+    comparison: event.comparison ?? '',
+    threshold: str(event.threshold),
+    priorWindow: str(event.priorWindow),
+    changeKind: event.changeKind ?? '',
+    changeDirection: event.changeDirection ?? '',
+    changeAmount: str(event.changeAmount),
+    runStates: event.runStates ?? [],
+    runUser: automation.runFilter.user ?? '',
+    runNameRegex: automation.runFilter.runNameRegex ?? '',
+    webhookId: automation.webhookId,
+    payload: automation.payload,
+    enabled: automation.enabled,
+  };
+}
+
 const text = (value: string): string | null => (value.trim() ? value.trim() : null);
 const number = (value: string): number | null => (value.trim() === '' ? null : Number(value));
 
@@ -155,14 +188,27 @@ function toInput(team: string, draft: Draft): CreateAutomationInput {
 }
 
 /**
- * Create an automation. Nothing is checked here that the server checks: its messages (regexes that do not compile,
- * unknown `${variables}`, a template that is not JSON, a missing webhook) appear next to the fields they name.
+ * Create an automation, or edit one (`automation`: updateAutomation, the same input and checks). Nothing is checked
+ * here that the server checks: its messages (regexes that do not compile, unknown `${variables}`, a template that is
+ * not JSON, a missing webhook) appear next to the fields they name.
  */
-export function AutomationForm({ team, onCreated, onCancel }: { team: string; onCreated: (name: string) => void; onCancel: () => void }) {
+export function AutomationForm({
+  team,
+  automation,
+  onSaved,
+  onCancel,
+}: {
+  team: string;
+  automation?: AutomationFieldsFragment;
+  onSaved: (name: string, created: boolean) => void;
+  onCancel: () => void;
+}) {
   const [scopes] = useQuery({ query: AutomationScopesDocument, variables: { team } });
   const [webhooks] = useQuery({ query: AutomationWebhooksDocument, variables: { team }, context: WEBHOOK_CONTEXT });
-  const [created, create] = useMutation(AutomationCreateDocument);
-  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [createdResult, create] = useMutation(AutomationCreateDocument);
+  const [updatedResult, update] = useMutation(AutomationUpdateDocument);
+  const created = automation ? updatedResult : createdResult;
+  const [draft, setDraft] = useState<Draft>(() => (automation ? fromAutomation(automation) : EMPTY));
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
 
@@ -172,14 +218,15 @@ export function AutomationForm({ team, onCreated, onCancel }: { team: string; on
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const response = await create({ input: toInput(team, draft) });
+    const input = toInput(team, draft);
+    const response = automation ? await update({ id: automation.id, input }) : await create({ input });
     if (response.error) {
       setErrors(formErrors(response.error, FIELDS));
       return;
     }
     setErrors(NO_ERRORS);
     setDraft(EMPTY);
-    onCreated(response.data?.createAutomation.name ?? draft.name);
+    onSaved(draft.name.trim(), !automation);
   };
 
   const field = (id: string, key: string, label: string, control: (props: ReturnType<typeof invalidProps> & { id: string }) => ReactNode, hint?: ReactNode) => (
@@ -224,7 +271,7 @@ export function AutomationForm({ team, onCreated, onCancel }: { team: string; on
 
   return (
     <form className="stacked-form automation-form" onSubmit={(event) => void submit(event)} aria-labelledby="automation-form-heading" noValidate>
-      <h3 id="automation-form-heading">New automation</h3>
+      <h3 id="automation-form-heading">{automation ? `Edit automation ${automation.name}` : 'New automation'}</h3>
       {fieldErrors || errors.general.length ? (
         <div className="inline-error" role="alert" data-testid="automation-form-errors">
           {fieldErrors ? `The server refused this automation: ${Object.values(errors.byField).flat()[0]} ` : null}
@@ -348,11 +395,11 @@ export function AutomationForm({ team, onCreated, onCancel }: { team: string; on
       )}
       <label className="checkbox">
         <input type="checkbox" checked={draft.enabled} onChange={(event) => set('enabled', event.target.checked)} />
-        Active once created
+        {automation ? 'Active' : 'Active once created'}
       </label>
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={created.fetching}>
-          {created.fetching ? 'Creating…' : 'Create automation'}
+          {created.fetching ? 'Saving…' : automation ? 'Save changes' : 'Create automation'}
         </button>
         <button type="button" className="button" onClick={onCancel}>
           Cancel

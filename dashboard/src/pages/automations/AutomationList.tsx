@@ -7,7 +7,17 @@ import { AutomationDeleteDocument, AutomationListDocument, AutomationSetEnabledD
 const CONTEXT = { additionalTypenames: ['Automation'] };
 
 /** The team's automations: what each watches, where it posts, and whether it is active. */
-export function AutomationList({ team, onShowDeliveries, selected }: { team: string; onShowDeliveries: (automation: AutomationFieldsFragment) => void; selected: string | null }) {
+export function AutomationList({
+  team,
+  onShowDeliveries,
+  onEdit,
+  selected,
+}: {
+  team: string;
+  onShowDeliveries: (automation: AutomationFieldsFragment) => void;
+  onEdit: (automation: AutomationFieldsFragment) => void;
+  selected: string | null;
+}) {
   const [result, refetch] = useQuery({ query: AutomationListDocument, variables: { team }, context: CONTEXT });
   const [toggled, setEnabled] = useMutation(AutomationSetEnabledDocument);
   const [deleted, remove] = useMutation(AutomationDeleteDocument);
@@ -52,6 +62,9 @@ export function AutomationList({ team, onShowDeliveries, selected }: { team: str
         <div className="row-actions">
           <button type="button" className="button button-small" onClick={() => onShowDeliveries(row)} aria-label={`Show deliveries of ${row.name}`}>
             Deliveries
+          </button>
+          <button type="button" className="button button-small" onClick={() => onEdit(row)} aria-label={`Edit ${row.name}`}>
+            Edit
           </button>
           <button
             type="button"
