@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { FieldError, formErrors, invalidProps, NO_ERRORS, type FormErrors } from '../../components/FieldErrors';
-import { Time } from '../../components/Format';
+import { relativeTime } from '../../components/Format';
 import { Empty, InlineError, QueryState } from '../../components/States';
 import { AutomationCreateSecretDocument, AutomationDeleteSecretDocument, AutomationSecretsDocument } from '../../graphql/generated';
 
@@ -57,8 +57,8 @@ export function SecretsSection({ team }: { team: string }) {
               {data.secrets.map((secret) => (
                 <li key={secret.name} className="plain-row">
                   <code className="secret-name">{secret.name}</code>
-                  <span className="muted small">
-                    updated <Time value={secret.updatedAt} />
+                  <span className="muted small" title={secret.updatedAt}>
+                    set {relativeTime(secret.updatedAt)}
                   </span>
                   <button type="button" className="button button-danger button-small" onClick={() => void remove(secret.name)} aria-label={`Delete secret ${secret.name}`}>
                     Delete
@@ -73,7 +73,7 @@ export function SecretsSection({ team }: { team: string }) {
       <form className="inline-form" onSubmit={(event) => void submit(event)} aria-label="New secret">
         <div className="field">
           <label htmlFor="secret-name">Secret name</label>
-          <input id="secret-name" value={name} onChange={(event) => setName(event.target.value)} placeholder="HOOK_TOKEN" autoComplete="off" spellCheck={false} {...invalidProps('secret-name', errors.byField.name)} />
+          <input id="secret-name" value={name} onChange={(event) => setName(event.target.value)} placeholder="e.g. CI_TOKEN" autoComplete="off" spellCheck={false} {...invalidProps('secret-name', errors.byField.name)} />
           <FieldError id="secret-name" messages={errors.byField.name} />
         </div>
         <div className="field">
