@@ -10,6 +10,7 @@ import type { BackgroundWorker } from '../../platform/subgraph.js';
 import { ChatResolver } from './chat/chat.resolver.js';
 import { ChatService } from './chat/chat.service.js';
 import { CHAT_REQUEST_AT, ChatCompletionRequestInput } from './chat/chat.inputs.js';
+import { toChatCompletionChunkObjects } from './chat/chat-completion.type.js';
 import { ModelCatalog } from './catalog/model-catalog.js';
 import { ModelResolver } from './catalog/model.resolver.js';
 import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
@@ -68,7 +69,8 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     chatCompletionChunks: (args, context) => {
       const principal = requirePrincipal(context);
       const caller = { principal, project: (args.project as string | null | undefined) ?? null, requestId: context.requestId, signal: context.signal };
-      return ChatCompletionRequestInput.handle(args.request, CHAT_REQUEST_AT, (wire) => chat.stream(wire, caller));
+      // Bound sources yield the field's values as they are: the typed chunks.
+      return ChatCompletionRequestInput.handle(args.request, CHAT_REQUEST_AT, async (wire) => toChatCompletionChunkObjects(await chat.stream(wire, caller)));
     },
     // The OpenAI wire protocol (the REST route's SSE): the body as it came.
     openaiChatCompletionChunks: (args, context) => {

@@ -24,9 +24,13 @@ import {
   TeamMembersAndProjectsDocument,
   TeamOverviewDocument,
   TrainingJobProgressDocument,
+  ProjectInferenceUsageSeriesDocument,
+  RecentPlatformEventsDocument,
+  TeamDeliveryLogDocument,
   TrainingModelOverviewDocument,
   ViewerDocument,
   type CallRowFragment,
+  type ChatMessageRole,
   type DeliveryStatus,
   type InferenceUsageGroupBy,
   type ProjectCallsQuery,
@@ -93,18 +97,38 @@ export async function tokensByModel(from: string): Promise<Map<string, number>> 
     const model = bucket.model ?? 'unknown';
     totals.set(model, (totals.get(model) ?? 0) + bucket.totalTokens);
   }
-  const slowest: number = Math.max(0, ...(project?.inferenceUsageRecords ?? []).map((record) => record.latencyMs));
+  const slowest: number = Math.max(0, ...(project?.inferenceUsageRecords.nodes ?? []).map((record) => record.latencyMs));
   totals.set('slowest request (ms)', slowest);
+  const more: boolean = project?.inferenceUsageRecords.pageInfo.hasNextPage ?? false;
+  totals.set('more records', more ? 1 : 0);
   return totals;
 }
 
-export async function complete(prompt: string): Promise<unknown> {
+/** A chart's series: requests per model per hour. */
+export async function requestsPerHour(from: string, to: string): Promise<Map<string, [string, number][]>> {
+  const { project } = await request(ProjectInferenceUsageSeriesDocument, { ...where, from, to, bucketSeconds: 3600 });
+  const series = new Map<string, [string, number][]>();
+  for (const bucket of project?.inferenceUsageSeries ?? []) {
+    const start: string | null | undefined = bucket.period;
+    const points = series.get(bucket.model ?? '?') ?? [];
+    points.push([start ?? '', bucket.requests - bucket.errors]);
+    series.set(bucket.model ?? '?', points);
+  }
+  return series;
+}
+
+export async function complete(prompt: string): Promise<string | null> {
+  const role: ChatMessageRole = 'USER';
   const { createChatCompletion } = await request(ChatCompletionDocument, {
     project: 'trellis/default',
-    request: { model: 'trellis-tiny', messages: [{ role: 'user', content: prompt }] },
+    request: { model: 'trellis-tiny', messages: [{ role, content: prompt }], temperature: 0.2, maxTokens: 32 },
   });
-  const body: Record<string, unknown> = createChatCompletion;
-  return body['choices'];
+  const tokens: number | undefined = createChatCompletion.usage?.totalTokens;
+  const calls = createChatCompletion.choices[0]?.message.toolCalls.map((call) => call.function?.name ?? '?') ?? [];
+  // @ts-expect-error content is a string or null, not unknown JSON
+  const notText: number = createChatCompletion.choices[0]?.message.content;
+  void notText;
+  return (createChatCompletion.choices[0]?.message.content ?? calls.join(',')) + (tokens === undefined ? '' : ' (' + tokens + ' tokens)');
 }
 
 export async function trainingProgress(modelId: string, jobId: string): Promise<string> {
@@ -121,13 +145,14 @@ export async function trainingProgress(modelId: string, jobId: string): Promise<
 }
 
 export async function deliveries(team: string): Promise<string[]> {
-  const { automations } = await request(TeamAutomationsDocument, { entity: team });
+  const { automations } = await request(TeamAutomationsDocument, { entity: team, after: null });
   const lines: string[] = [];
-  for (const automation of automations) {
+  for (const automation of automations.nodes) {
     const webhook = automation.webhook;
-    lines.push(automation.name + ' → ' + (webhook ? webhook.endpointUrl : 'deleted webhook') + (automation.enabled ? '' : ' (paused)'));
-    const { automation: detail } = await request(AutomationDeliveriesDocument, { id: automation.id, limit: 10 });
-    for (const delivery of detail?.deliveries ?? []) {
+    const threshold: number | null | undefined = automation.event.threshold;
+    lines.push(automation.name + ' → ' + (webhook ? webhook.endpointUrl : 'deleted webhook') + (automation.enabled ? '' : ' (paused)') + ' ' + String(threshold ?? ''));
+    const { automation: detail } = await request(AutomationDeliveriesDocument, { id: automation.id, first: 10, after: null });
+    for (const delivery of detail?.deliveries.nodes ?? []) {
       const status: DeliveryStatus = delivery.status;
       const { delivery: full } = await request(DeliveryDetailDocument, { id: delivery.id });
       const lastAttempt = full?.attempts[full.attempts.length - 1];
@@ -135,6 +160,16 @@ export async function deliveries(team: string): Promise<string[]> {
     }
   }
   return lines;
+}
+
+export async function deliveryLog(team: string): Promise<string[]> {
+  const status: DeliveryStatus = 'FAILED';
+  const { deliveries } = await request(TeamDeliveryLogDocument, { team, status, automationId: null, after: null });
+  const lines = deliveries.nodes.map((delivery) =>
+    delivery.id + ' ' + delivery.attempts.map((attempt) => String(attempt.responseStatus ?? attempt.error) + ' in ' + attempt.durationMs + ' ms').join(', '),
+  );
+  const { recentPlatformEvents } = await request(RecentPlatformEventsDocument, { team, types: null, after: null });
+  return lines.concat(recentPlatformEvents.nodes.map((event) => event.type + ' by ' + event.author + ' at ' + event.createdAt));
 }
 
 export function watchDeliveries(team: string, onFailure: (id: string, error: string | null) => void): () => void {
@@ -170,9 +205,9 @@ export async function overview(): Promise<string[]> {
   ];
   const { team, automations, webhooks } = await request(TeamOverviewDocument, { team: project.entity });
   for (const teamProject of team?.projects ?? []) lines.push(teamProject.name + ': ' + teamProject.callCount + ' calls, ' + teamProject.trainingModelCount + ' models');
-  lines.push(automations.filter((automation) => automation.enabled).length + ' active automations, ' + webhooks.filter((webhook) => webhook.disabled).length + ' disabled webhooks');
-  const { project: runs } = await request(ProjectRunsDocument, where);
-  lines.push(...(runs?.runs ?? []).filter((run) => run.state === 'RUNNING').map((run) => run.name + ' by ' + run.author));
+  lines.push(automations.nodes.filter((automation) => automation.enabled).length + ' active automations, ' + webhooks.filter((webhook) => webhook.disabled).length + ' disabled webhooks');
+  const { project: runs } = await request(ProjectRunsDocument, { ...where, after: null });
+  lines.push(...(runs?.runs.nodes ?? []).filter((run) => run.state === 'RUNNING').map((run) => run.name + ' by ' + run.author));
   return lines;
 }
 `;

@@ -92,6 +92,11 @@ export function toChatCompletionChunkObject(chunk: ChatCompletionChunk): ChatCom
   };
 }
 
+/** A stream of wire chunks as typed chunks; ending it early (return()) ends the wire stream too. */
+export async function* toChatCompletionChunkObjects(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ChatCompletionChunkObject> {
+  for await (const chunk of chunks) yield toChatCompletionChunkObject(chunk);
+}
+
 function toChoice(index: number, message: WireMessage, finishReason: string | null | undefined, logprobs: unknown): ChatCompletionChoice {
   const toolCalls = Array.isArray(message?.tool_calls) ? (message.tool_calls as Record<string, unknown>[]) : [];
   return {

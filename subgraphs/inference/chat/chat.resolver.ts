@@ -3,8 +3,8 @@ import { requirePrincipal } from '../../../platform/auth/authorize.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { InferenceServices } from '../services.js';
-import type { ChatCompletion, ChatCompletionChunk } from './chat-completion.js';
-import { ChatCompletionChunkObject, ChatCompletionObject, toChatCompletionChunkObject, toChatCompletionObject } from './chat-completion.type.js';
+import type { ChatCompletion } from './chat-completion.js';
+import { ChatCompletionChunkObject, ChatCompletionObject, toChatCompletionObject } from './chat-completion.type.js';
 import { CHAT_REQUEST_AT, ChatCompletionRequestInput } from './chat.inputs.js';
 
 const PROJECT_DESCRIPTION = 'Usage attribution, "<team>/<project>" (default: your default entity, project "inference")';
@@ -54,21 +54,26 @@ export class ChatResolver {
   }
 
   /**
-   * The streaming form: one chunk per event. The gateway cannot run subscriptions: graphql-ws clients subscribe at
-   * /graphql/ws. The event sources need the subgraph's services: they are bound in index.ts (`subscriptions`).
+   * The streaming form: one chunk per event. The gateway cannot run subscriptions: they run on the subgraph's schema
+   * (in process, or over the subgraph service's internal graphql-ws). The public graphql-ws endpoint (/graphql/ws)
+   * is the automations subgraph's and does not serve these. The event sources need the subgraph's services: they
+   * are bound in index.ts (`subscriptions`).
    */
   @Subscription(() => ChatCompletionChunkObject, {
-    description: 'A streamed chat completion: its chunks as the model produces them (graphql-ws at /graphql/ws)',
+    description:
+      'A streamed chat completion: its chunks as the model produces them. Runs where the platform executes the inference ' +
+      "subgraph's subscriptions (not on the gateway; the public /graphql/ws endpoint serves the automations subgraph's only)",
     subscribe: () => {
       throw new Error('chatCompletionChunks is bound by the inference subgraph');
     },
   })
   chatCompletionChunks(
-    @Root() chunk: ChatCompletionChunk,
+    // The bound event source yields typed chunks already (index.ts), and bound fields resolve to the event itself.
+    @Root() chunk: ChatCompletionChunkObject,
     @Arg('request', () => ChatCompletionRequestInput.type, { description: REQUEST_DESCRIPTION }) _request: unknown,
     @Arg('project', () => String, { nullable: true, description: PROJECT_DESCRIPTION }) _project: string | null,
   ): ChatCompletionChunkObject {
-    return toChatCompletionChunkObject(chunk);
+    return chunk;
   }
 
   @Subscription(() => JSONObjectScalar, {

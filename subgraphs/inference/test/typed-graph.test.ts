@@ -1,4 +1,7 @@
+import { parse, subscribe } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../platform/logger.js';
+import type { IdentityServices } from '../../identity/services.js';
 import { startStandInUpstream, type StandInUpstream } from '../../../bench/inference-stand-in-upstream.js';
 import { encodeCursor } from '../../../platform/graphql/connection.js';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
@@ -104,6 +107,28 @@ describe('typed chat completion', () => {
     });
     expect(rest.status).toBe(400);
     expect(await rest.json()).toMatchObject({ error: { type: 'invalid_request_error', param: 'temperature' } });
+  });
+
+  it('streams typed chunks from the typed subscription (run on the subgraph, as the platform runs subscriptions)', async () => {
+    const principal = await (platform.subgraphs.get('identity')!.services as IdentityServices).authenticator.authenticate(platform.adminKey);
+    const context = { principal, requestId: 'typed-stream', logger: createLogger({ level: 'silent' }) };
+    const result = await subscribe({
+      schema: platform.subgraphs.get('inference')!.schema,
+      document: parse(`subscription($request: ChatCompletionRequestInput!) {
+        chatCompletionChunks(request: $request) { id model choices { index finishReason message { role content } } usage { totalTokens } } }`),
+      variableValues: { request: { model: 'typed-model', messages: [{ role: 'USER', content: 'stream please' }], streamOptions: { includeUsage: true } } },
+      contextValue: context,
+    });
+    expect(Symbol.asyncIterator in result).toBe(true);
+    const chunks: any[] = [];
+    for await (const event of result as AsyncIterable<any>) {
+      expect(event.errors).toBeUndefined();
+      chunks.push(event.data.chatCompletionChunks);
+    }
+    expect(chunks[0]).toMatchObject({ model: 'typed-model', choices: [{ index: 0, message: { role: 'assistant' } }] });
+    expect(chunks.map((chunk) => chunk.choices[0]?.message.content ?? '').join('')).toBe('Hello from the stand-in upstream.');
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { totalTokens: expect.any(Number) } });
+    expect(upstream.requests.at(-1)!.body).toMatchObject({ stream: true, messages: [{ role: 'user', content: 'stream please' }] });
   });
 
   it('REST answers the upstream body verbatim (fields the typed view does not declare included)', async () => {
