@@ -12,6 +12,12 @@ import type {
 export type SecretRow = Selectable<SecretsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type AutomationRow = Selectable<AutomationsTable>;
+/** What createAutomation/updateAutomation store: the row without its identity and bookkeeping. */
+export type AutomationDefinition = Omit<AutomationRow, 'id' | 'created_at' | 'created_by' | 'enabled' | 'event_filter' | 'run_filter'> & {
+  enabled: boolean;
+  event_filter: Record<string, unknown>;
+  run_filter: Record<string, unknown>;
+};
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
 
@@ -166,17 +172,27 @@ export class AutomationsStore {
 
   // Automations
 
-  insertAutomation(values: Omit<AutomationRow, 'id' | 'created_at' | 'enabled' | 'event_filter' | 'run_filter'> & {
-    enabled: boolean;
-    event_filter: Record<string, unknown>;
-    run_filter: Record<string, unknown>;
-  }): Promise<AutomationRow | undefined> {
+  insertAutomation(values: AutomationDefinition & { created_by: string }): Promise<AutomationRow | undefined> {
     return this.db
       .insertInto('automations')
       .values({ ...values, event_filter: JSON.stringify(values.event_filter), run_filter: JSON.stringify(values.run_filter) })
       .onConflict((oc) => oc.columns(['team', 'name']).doNothing())
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Replaces an automation's definition (updateAutomation); the caller checked the name is free. */
+  updateAutomation(id: string, values: AutomationDefinition): Promise<AutomationRow | undefined> {
+    return this.db
+      .updateTable('automations')
+      .set({ ...values, event_filter: JSON.stringify(values.event_filter), run_filter: JSON.stringify(values.run_filter) })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  automationNamed(team: string, name: string): Promise<AutomationRow | undefined> {
+    return this.db.selectFrom('automations').selectAll().where('team', '=', team).where('name', '=', name).executeTakeFirst();
   }
 
   automation(id: string): Promise<AutomationRow | undefined> {

@@ -55,6 +55,21 @@ export class AutomationResolver {
     return toAutomation(await this.services.automations.create(plain as never, requirePrincipal(context).username));
   }
 
+  @Mutation(() => Automation, {
+    description:
+      "Scope admins: replace an automation's definition (the same input and checks as createAutomation, in the same team); its id, creator and delivery history stay",
+  })
+  async updateAutomation(
+    @Arg('id', () => ID, { description: 'Id of the automation' }) id: string,
+    @Arg('input', () => CreateAutomationInput, { description: 'The new definition' }) input: CreateAutomationInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<Automation> {
+    const row = await this.adminAutomation(id, context);
+    requireScopeAdmin(context, { team: input.entity, scope_kind: input.scopeKind, scope_name: input.scopeName });
+    const plain = JSON.parse(JSON.stringify(input)) as typeof input;
+    return toAutomation(await this.services.automations.update(row, plain as never));
+  }
+
   @Mutation(() => Automation, { description: 'Pause (false) or resume (true) an automation' })
   async setAutomationEnabled(
     @Arg('id', () => ID, { description: 'Id of the automation' }) id: string,

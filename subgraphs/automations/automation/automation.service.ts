@@ -7,7 +7,7 @@ import {
   type CreateAutomation,
   type RunFilter,
 } from '../automations.schemas.js';
-import type { AutomationRow, AutomationsStore } from '../store.js';
+import type { AutomationDefinition, AutomationRow, AutomationsStore } from '../store.js';
 import { ACCESS_TOKEN_VARIABLE, validateTemplate } from './payload-template.js';
 import { compileUserRegex, InvalidUserRegexError } from './user-regex.js';
 
@@ -18,39 +18,29 @@ export class AutomationService {
   constructor(private readonly store: AutomationsStore) {}
 
   async create(input: CreateAutomation, author: string): Promise<AutomationRow> {
-    validateOrThrow(CreateAutomationSchema, input, 'input');
-    const event = normalizeEvent(input.event);
-    const runFilter: RunFilter = { user: input.runFilter?.user ?? null, runNameRegex: input.runFilter?.runNameRegex ?? null };
-    const issues = checkEvent(input.scopeKind, event, runFilter);
-    if (issues.length) throw new ValidationFailedError(issues, issues[0]!.msg);
-
     return this.store.transaction(async (store) => {
-      const webhook = await store.webhook(input.webhookId);
-      if (!webhook || webhook.team !== input.entity) throw new NotFoundError(`Webhook ${input.webhookId} not found in team "${input.entity}"`);
-      const secretNames = new Set<string>();
-      if (webhook.access_token_secret_id) {
-        secretNames.add(ACCESS_TOKEN_VARIABLE);
-        secretNames.add((await store.secretById(webhook.access_token_secret_id))!.name);
-      }
-      if (webhook.signing_secret_id) secretNames.add((await store.secretById(webhook.signing_secret_id))!.name);
-      validateTemplate(input.payload, secretNames, ['input', 'payload']);
-
-      const row = await store.insertAutomation({
-        team: input.entity,
-        name: input.name,
-        description: input.description ?? null,
-        scope_kind: input.scopeKind,
-        scope_name: input.scopeName,
-        event_type: event.type,
-        event_filter: event as unknown as Record<string, unknown>,
-        run_filter: runFilter as unknown as Record<string, unknown>,
-        webhook_id: webhook.id,
-        payload_template: input.payload,
-        enabled: input.enabled ?? true,
-        created_by: author,
-      });
+      const row = await store.insertAutomation({ ...(await definition(store, input)), created_by: author });
       if (!row) throw new ConflictError(`Automation "${input.name}" already exists in team "${input.entity}"`);
       return row;
+    });
+  }
+
+  /**
+   * Replaces an automation's definition with `input` (checked exactly as createAutomation checks it, in the same
+   * team); its id, creator, creation time and delivery history stay.
+   */
+  async update(automation: AutomationRow, input: CreateAutomation): Promise<AutomationRow> {
+    if (input.entity !== automation.team) {
+      throw new ValidationFailedError(
+        [{ loc: ['input', 'entity'], msg: `An automation stays in its team ("${automation.team}")`, type: 'value_error' }],
+        `An automation stays in its team ("${automation.team}")`,
+      );
+    }
+    return this.store.transaction(async (store) => {
+      const values = await definition(store, input);
+      const clash = await store.automationNamed(automation.team, input.name);
+      if (clash && clash.id !== automation.id) throw new ConflictError(`Automation "${input.name}" already exists in team "${input.entity}"`);
+      return (await store.updateAutomation(automation.id, values))!;
     });
   }
 
@@ -71,6 +61,39 @@ export class AutomationService {
     await this.store.deleteAutomation(automation.id);
     return true;
   }
+}
+
+/** The stored form of an automation definition, after every creation-time check (schema, event, webhook, template). */
+async function definition(store: AutomationsStore, input: CreateAutomation): Promise<AutomationDefinition> {
+  validateOrThrow(CreateAutomationSchema, input, 'input');
+  const event = normalizeEvent(input.event);
+  const runFilter: RunFilter = { user: input.runFilter?.user ?? null, runNameRegex: input.runFilter?.runNameRegex ?? null };
+  const issues = checkEvent(input.scopeKind, event, runFilter);
+  if (issues.length) throw new ValidationFailedError(issues, issues[0]!.msg);
+
+  const webhook = await store.webhook(input.webhookId);
+  if (!webhook || webhook.team !== input.entity) throw new NotFoundError(`Webhook ${input.webhookId} not found in team "${input.entity}"`);
+  const secretNames = new Set<string>();
+  if (webhook.access_token_secret_id) {
+    secretNames.add(ACCESS_TOKEN_VARIABLE);
+    secretNames.add((await store.secretById(webhook.access_token_secret_id))!.name);
+  }
+  if (webhook.signing_secret_id) secretNames.add((await store.secretById(webhook.signing_secret_id))!.name);
+  validateTemplate(input.payload, secretNames, ['input', 'payload']);
+
+  return {
+    team: input.entity,
+    name: input.name,
+    description: input.description ?? null,
+    scope_kind: input.scopeKind,
+    scope_name: input.scopeName,
+    event_type: event.type,
+    event_filter: event as unknown as Record<string, unknown>,
+    run_filter: runFilter as unknown as Record<string, unknown>,
+    webhook_id: webhook.id,
+    payload_template: input.payload,
+    enabled: input.enabled ?? true,
+  };
 }
 
 /** Fills the documented defaults, so stored filters are explicit. */
