@@ -18,7 +18,14 @@ import type { GraphQLContext } from './context.js';
 /** Internal (platform processes only, signed identity); distinct from any public subscription endpoint. */
 export const SUBSCRIPTION_PATH = '/graphql/internal-ws';
 
-export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, secret: string, logger: Logger): () => Promise<void> {
+/** `contextFor`: the subgraph's own context for its subscriptions (StartedSubgraph.subscriptionContext). */
+export function serveSubscriptions(
+  server: http.Server,
+  schema: GraphQLSchema,
+  secret: string,
+  logger: Logger,
+  contextFor: (base: GraphQLContext) => GraphQLContext = (base) => base,
+): () => Promise<void> {
   // Upgrades are routed by path (platform/http/upgrade-paths.ts): a WebSocketServer bound to the HTTP server would
   // answer 400 to every other path, which would break other WebSocket endpoints on the same server.
   const sockets = new WebSocketServer({ noServer: true });
@@ -55,7 +62,7 @@ export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, s
         const principal = verifyPrincipal((payload.extensions ?? {}) as Record<string, string>, secret);
         const controller = new AbortController();
         controllersOf(ctx.extra.socket).set(id, controller);
-        return { principal, requestId: id, logger: logger as GraphQLContext['logger'], signal: controller.signal };
+        return contextFor({ principal, requestId: id, logger: logger as GraphQLContext['logger'], signal: controller.signal });
       },
       onSubscribe: (_ctx, _id, payload) => {
         try {
