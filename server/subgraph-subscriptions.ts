@@ -59,11 +59,6 @@ export class SubgraphSubscriptions {
     return this.owners.get(field);
   }
 
-  /** Whether `name` runs in this process (else on its service). */
-  isLocal(name: string): boolean {
-    return this.options.started.has(name);
-  }
-
   /** The schema a subscription of `name` executes on: its own (remote: built from its SDL, for validation only). */
   schemaOf(name: string): GraphQLSchema | undefined {
     const local = this.options.started.get(name)?.schema;

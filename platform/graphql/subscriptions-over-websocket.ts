@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createClient, type Client } from 'graphql-ws/client';
 import { useServer } from 'graphql-ws/use/ws';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -71,6 +71,19 @@ export function serveSubscriptions(
           return [new TrellisError(401, 'UNAUTHENTICATED', (error as Error).message).toGraphQLError()];
         }
         return undefined;
+      },
+      // graphql-js reports variables that do not fit their types without a code or path; coded here, the caller's
+      // public endpoint answers them as BAD_USER_INPUT (as in one process) rather than as an internal error.
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if (!result.errors?.some((error) => !error.path && error.extensions.code === undefined)) return undefined;
+        return {
+          ...result,
+          errors: result.errors.map((error) =>
+            error.path || error.extensions.code !== undefined
+              ? error
+              : new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions: { ...error.extensions, code: 'BAD_USER_INPUT' } }),
+          ),
+        };
       },
       onComplete: (ctx, id) => {
         const controllers = controllersOf(ctx.extra.socket);

@@ -4,7 +4,6 @@ import {
   GraphQLError,
   Kind,
   getOperationAST,
-  getVariableValues,
   specifiedRules,
   validate,
   type DocumentNode,
@@ -138,14 +137,8 @@ export function graphqlWsEndpoint(options: GraphqlWsEndpointOptions): HttpExtens
         subscribe: async (args) => {
           const owner = owners.get(args.document)!;
           const context = args.contextValue as GraphQLContext;
+          // A service codes variables that do not fit (serveSubscriptions), as graphql-js here does not.
           const variables = (args.variableValues ?? {}) as Record<string, unknown>;
-          if (!subscriptions.isLocal(owner)) {
-            // A service reports variables that do not fit without a code (it would reach the client as INTERNAL):
-            // coerce them here first, so they are BAD_USER_INPUT like in one process.
-            const operation = getOperationAST(args.document, args.operationName)!;
-            const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
-            if (coerced.errors) return { errors: coerced.errors };
-          }
           return subscriptions.subscribe(owner, args.document, variables, context, 'interpreted');
         },
       },

@@ -1,6 +1,6 @@
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatCompletionChunks, graphqlWsClient, operationResults } from '../support/graphql-ws.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { TEST_ENV } from '../../subgraphs/automations/test/helpers.js';
 
@@ -19,51 +19,13 @@ afterAll(async () => {
   await platform?.close();
 });
 
-/**
- * The streaming chat completion subscription and its variables, in one place: when its `request` argument becomes
- * a typed input (ChatCompletionRequestInput), only this helper changes.
- */
-export function chatCompletionChunks(prompt: string, options: { model?: string; maxTokens?: number } = {}): { query: string; variables: Record<string, unknown> } {
-  return {
-    query: 'subscription Chat($request: JSONObject!, $project: String) { chatCompletionChunks(request: $request, project: $project) }',
-    variables: {
-      project: 'trellis/default',
-      request: { model: options.model ?? 'trellis-tiny', messages: [{ role: 'user', content: prompt }], max_tokens: options.maxTokens ?? 8, temperature: 0 },
-    },
-  };
-}
-
-function connect(key = platform.adminKey, on?: Parameters<typeof createClient>[0]['on']): Client {
-  const client = createClient({
-    url: `${platform.url.replace('http', 'ws')}/graphql/ws`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${key}` },
-    retryAttempts: 0,
-    on,
-  });
+function connect(key = platform.adminKey, on?: Parameters<typeof graphqlWsClient>[2]): Client {
+  const client = graphqlWsClient(platform.url, key, on);
   clients.push(client);
   return client;
 }
 
-/** Every result of one operation until it completes (errors included, as results). */
-function results(client: Client, request: { query: string; variables?: Record<string, unknown> }, timeoutMs = 30_000): Promise<any[]> {
-  const got: any[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not complete within ${timeoutMs} ms: ${JSON.stringify(got)}`)), timeoutMs);
-    client.subscribe(request, {
-      next: (value) => void got.push(value),
-      error: (error) => {
-        clearTimeout(timer);
-        if (Array.isArray(error)) resolve([...got, { errors: error }]);
-        else reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
-      },
-      complete: () => {
-        clearTimeout(timer);
-        resolve(got);
-      },
-    });
-  });
-}
+const results = operationResults;
 
 describe('/graphql/ws serves the whole graph', () => {
   it('streams chatCompletionChunks of the embedded model (inference subgraph)', async () => {
