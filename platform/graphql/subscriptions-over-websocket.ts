@@ -140,7 +140,7 @@ export class RemoteSubscriptions {
   }
 }
 
-/** Results keep their errors (with the subgraph's extensions); a broken connection becomes a 502. */
+/** Results keep their errors (with the subgraph's extensions; internal ones masked); a broken connection becomes a 502. */
 function mapErrors(iterator: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult> {
   return {
     [Symbol.asyncIterator]() {
@@ -150,7 +150,13 @@ function mapErrors(iterator: AsyncIterableIterator<ExecutionResult>): AsyncItera
       try {
         const result = await iterator.next();
         if (!result.done && result.value.errors?.length) {
-          const errors = result.value.errors.map((error) => trellisErrorFromGraphQL(error).toGraphQLError());
+          const errors = result.value.errors.map((error) => {
+            const mapped = trellisErrorFromGraphQL(error);
+            // A deliberate error keeps what else the service said about it (the argument path in `field`, where in
+            // the result): a public graphql-ws endpoint answers it as in one process. An internal one stays masked.
+            if (mapped.code === 'INTERNAL') return mapped.toGraphQLError();
+            return new GraphQLError(mapped.message, { path: error.path, extensions: { ...error.extensions, ...mapped.extensions } });
+          });
           return { done: false, value: { ...result.value, errors } };
         }
         return result;
