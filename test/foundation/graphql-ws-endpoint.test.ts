@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatCompletionChunks, graphqlWsClient, operationResults } from '../support/graphql-ws.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { subscriptionOwners } from '../../server/subgraph-subscriptions.js';
 import { TEST_ENV } from '../../subgraphs/automations/test/helpers.js';
 
 /**
@@ -37,6 +39,26 @@ describe('/graphql/ws serves the whole graph', () => {
     const text = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
     expect(text.length).toBeGreaterThan(0);
     expect(chunks.at(-1).choices[0].finish_reason).toBeTruthy();
+  });
+
+  it('streams trainingChatCompletionChunks of a base model (training subgraph)', async () => {
+    const got = await results(connect(), {
+      query: 'subscription Train($request: TrainingChatCompletionInput!) { trainingChatCompletionChunks(request: $request) }',
+      variables: { request: { model: 'trellis-tiny', messages: [{ role: 'USER', content: 'hi' }], maxTokens: 4, temperature: 0 } },
+    });
+    expect(got.every((result) => result.errors === undefined)).toBe(true);
+    expect(got.length).toBeGreaterThan(1);
+    expect(got[0].data.trainingChatCompletionChunks).toMatchObject({ object: 'chat.completion.chunk' });
+  });
+
+  it('knows which subgraph owns each Subscription field from the composed supergraph', () => {
+    const owners = subscriptionOwners(readFileSync(new URL('../../schema/supergraph.graphql', import.meta.url), 'utf8'));
+    expect(Object.fromEntries(owners)).toEqual({
+      platformEvents: 'automations',
+      deliveryUpdates: 'automations',
+      chatCompletionChunks: 'inference',
+      trainingChatCompletionChunks: 'training',
+    });
   });
 
   it('runs a query spanning subgraphs, and mutations, through the gateway', async () => {
