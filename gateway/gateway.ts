@@ -31,6 +31,11 @@ export interface GatewayOptions {
   /** Size, depth, cost, alias and introspection limits of one operation (the same on /graphql/ws). */
   limits: OperationLimits;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
+  /**
+   * Called with the API schema the gateway serves (the public graph, no join directives) once it is loaded: for
+   * endpoints that validate operations against the same graph as /graphql (the graphql-ws endpoint).
+   */
+  onApiSchema?: (apiSchema: GraphQLSchema) => void;
 }
 
 export async function createGateway(options: GatewayOptions): Promise<ApolloServer<GraphQLContext>> {
@@ -55,6 +60,8 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
       return new SignedRemoteDataSource(target, topology.internalSecret);
     },
   });
+  const onApiSchema = options.onApiSchema;
+  if (onApiSchema) gateway.onSchemaLoadOrUpdate(({ apiSchema }) => onApiSchema(apiSchema));
   const server = new ApolloServer<GraphQLContext>({
     gateway,
     introspection: true,

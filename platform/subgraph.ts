@@ -91,12 +91,20 @@ export interface SubgraphSpec<Services> {
   references?: (services: Services) => Record<string, ReferenceResolver>;
   /** Event sources of the subgraph's Subscription fields, by field name. */
   subscriptions?: (services: Services) => Record<string, SubscriptionSource>;
+  /**
+   * The context the subgraph's subscriptions execute with, from the caller's base context: for a subgraph whose
+   * subscription sources read services from the context. Applied wherever this subgraph's subscriptions run (the
+   * public graphql-ws endpoint, streaming REST routes, the internal endpoint of its own service), so the code that
+   * routes subscriptions needs to know nothing of the subgraph's context keys.
+   */
+  subscriptionContext?(services: Services, base: GraphQLContext): GraphQLContext;
   createServices(dependencies: SubgraphDependencies & { store: Kysely<any> }): Services | Promise<Services>;
   /** `schema` is the subgraph's executable schema, for workers that consume its own subscriptions. */
   workers?(services: Services, dependencies: SubgraphDependencies & { schema: GraphQLSchema }): BackgroundWorker[];
   /**
    * Fastify plugins mounted on the HTTP server that serves this subgraph (the platform's main port in the
-   * one-process topology), e.g. a graphql-ws endpoint: the gateway cannot execute subscriptions.
+   * one-process topology; the subgraph service's port when it runs alone). Subscriptions need none: the composition
+   * root serves them for the whole graph at `/graphql/ws` (server/http/graphql-ws-endpoint.ts).
    */
   httpExtensions?(subgraph: { schema: GraphQLSchema; services: Services }, http: SubgraphHttpContext): HttpExtension[];
   /** Releases what createServices opened (dedicated connections, HTTP agents), after the workers stopped. */
@@ -110,6 +118,8 @@ export interface StartedSubgraph<Services = unknown> {
   schema: GraphQLSchema;
   services: Services;
   workers: BackgroundWorker[];
+  /** The context one of its subscriptions executes with (the spec's `subscriptionContext`, else `base` itself). */
+  subscriptionContext(base: GraphQLContext): GraphQLContext;
   httpExtensions(http: SubgraphHttpContext): HttpExtension[];
   stop(): Promise<void>;
 }
@@ -191,6 +201,7 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
         schema,
         services,
         workers,
+        subscriptionContext: (base) => spec.subscriptionContext?.(services, base) ?? base,
         httpExtensions: (http) => spec.httpExtensions?.({ schema, services }, http) ?? [],
         async stop() {
           await Promise.all(workers.map((worker) => worker.stop()));

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import type { ApolloServer } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
 import { sql } from 'kysely';
 import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
 import { createGateway, type Topology } from '../gateway/gateway.js';
@@ -13,7 +14,6 @@ import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityServices } from '../subgraphs/identity/services.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import { ConfigError, type PlatformConfig } from '../platform/config.js';
-import { TrellisError } from '../platform/errors.js';
 import { CompiledOperations } from '../platform/graphql/compiled-operations.js';
 import { RemoteSubscriptions } from '../platform/graphql/subscriptions-over-websocket.js';
 import { InProcessGraph } from '../platform/graphql/platform-graph.js';
@@ -23,6 +23,8 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embe
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { gracefulClose } from '../platform/http/graceful-close.js';
 import { createHttpServer } from './http/server.js';
+import { graphqlWsEndpoint } from './http/graphql-ws-endpoint.js';
+import { SubgraphSubscriptions } from './subgraph-subscriptions.js';
 import { loadOrCreateSecretFile } from '../platform/internal-secret.js';
 import type { Logger } from '../platform/logger.js';
 import type { StartedSubgraph, SubgraphModule } from '../platform/subgraph.js';
@@ -84,7 +86,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ? await loadOrCreateSecretFile(config.dataDir, 'internal-secret', config.internalSecret)
       : '';
 
-    // Subscriptions of subgraphs running as services are reached over graphql-ws (streaming REST routes).
+    // Subscriptions of subgraphs running as services are reached over graphql-ws (/graphql/ws, streaming REST routes).
     const remoteSubscriptions = remoteNames.length ? new RemoteSubscriptions(internalSecret) : undefined;
     if (remoteSubscriptions) cleanups.push({ step: 'remote subscriptions', run: () => remoteSubscriptions.close() });
 
@@ -111,16 +113,26 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     const httpContext = {
       authenticate: (key: string) => authenticator.authenticate(key),
       onPrincipalChanged: (handler: (userId: string | null) => void) => authenticator.onPrincipalChanged(handler),
-  operationLimits: config.graphqlLimits,
+      operationLimits: config.graphqlLimits,
     };
 
-    const supergraphSdl = composeSupergraph(await printSubgraphs(modules), config.subgraphUrls);
+    const printed = await printSubgraphs(modules);
+    const supergraphSdl = composeSupergraph(printed, config.subgraphUrls);
     const topology: Topology = remoteNames.length
       ? { kind: 'distributed', urls: config.subgraphUrls, internalSecret }
       : { kind: 'in-process', schemas: {} };
     const schemas = Object.fromEntries([...started].map(([name, subgraph]) => [name, subgraph.schema]));
     // The REST routes' own operations, executed on subgraphs in this process (no gateway planning), compiled once.
     const operations = new CompiledOperations();
+    // Every subscription (streaming REST routes, /graphql/ws) runs on the subgraph that owns its root field.
+    const subscriptions = new SubgraphSubscriptions({
+      started,
+      urls: config.subgraphUrls,
+      remote: remoteSubscriptions,
+      operations,
+      supergraphSdl,
+      printed,
+    });
     const http = await createHttpServer({
       config,
       logger,
@@ -132,29 +144,28 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       },
       routes: options.routes ?? ALL_ROUTES,
       extensions: [...started.values()].flatMap((subgraph) => subgraph.httpExtensions(httpContext)),
-      // Streaming routes run a subgraph's subscription in this process; a remote subgraph cannot stream yet.
-      subscribe: async (name, document, variables, contextValue) => {
-        const schema = started.get(name)?.schema;
-        if (schema) return operations.subscribe(schema, document, variables, contextValue);
-        const url = config.subgraphUrls[name];
-        if (url && remoteSubscriptions) return remoteSubscriptions.subscribe(url, document, variables, contextValue);
-        throw new TrellisError(503, 'UNAVAILABLE', `The ${name} subgraph is not reachable for streaming`);
-      },
+      // Streaming routes run a subgraph's subscription in this process, or on its service.
+      subscribe: (name, document, variables, contextValue) => subscriptions.subscribe(name, document, variables, contextValue),
       executeLocal: (name, document, variables, contextValue) => {
         const schema = started.get(name)?.schema;
         if (!schema) return undefined;
         return operations.execute(schema, document, variables, contextValue);
       },
     });
+    let apiSchema: GraphQLSchema | undefined;
     const apollo = await createGateway({
       supergraphSdl,
       topology: topology.kind === 'in-process' ? { kind: 'in-process', schemas } : { ...topology, localSchemas: schemas },
       logger,
       limits: config.graphqlLimits,
       plugins: [rejectUnstorableInput(config.jsonMaxDepth)],
+      onApiSchema: (schema) => (apiSchema = schema),
     });
     graph.bind(apollo);
     await http.mountGateway(apollo);
+    if (!apiSchema) throw new Error('the gateway started without an API schema');
+    // One public graphql-ws endpoint for the whole graph, whichever process runs each subgraph.
+    await graphqlWsEndpoint({ apollo, apiSchema, subscriptions, http: httpContext })(http.app);
     const closeHttp = gracefulClose(http.app, { timeoutMs: config.shutdownTimeoutMs });
     await http.app.listen({ host: config.host, port: config.port });
     const address = http.app.server.address();

@@ -52,7 +52,7 @@ const apollo = new ApolloServer<GraphQLContext>({
   stopOnTerminationSignals: false, // shutdown order is ours (below)
 });
 await apollo.start();
-// Endpoints a subgraph serves itself (e.g. automations' graphql-ws endpoint) authenticate API keys directly.
+// Endpoints a subgraph serves itself (its httpExtensions, if any) authenticate API keys directly.
 const authenticator = (subgraph.services as Partial<IdentityServices>).authenticator ?? new Authenticator(db.forSchema<IdentityDatabase>('identity'));
 // Principal changes committed by the identity service reach this cache at once (LISTEN), not after its TTL.
 await authenticator.followChanges(config.databaseUrl, logger);
@@ -78,8 +78,11 @@ await app.register(fastifyApollo(apollo), {
     }
   },
 });
-// Subscription fields are served over graphql-ws (the gateway process runs them for streaming REST routes).
-const closeSubscriptions = subgraph.schema.getSubscriptionType() ? serveSubscriptions(app.server, subgraph.schema, secret, logger) : undefined;
+// Subscription fields are served over the internal graphql-ws endpoint only: the gateway process runs them for its
+// public /graphql/ws and for streaming REST routes (one public endpoint for the whole graph, whatever the topology).
+const closeSubscriptions = subgraph.schema.getSubscriptionType()
+  ? serveSubscriptions(app.server, subgraph.schema, secret, logger, subgraph.subscriptionContext)
+  : undefined;
 const closeHttp = gracefulClose(app, { timeoutMs: config.shutdownTimeoutMs });
 await app.listen({ host: config.host, port: config.port });
 logger.info({ subgraph: name, port: config.port }, 'subgraph service listening');

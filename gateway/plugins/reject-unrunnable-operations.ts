@@ -6,7 +6,8 @@ import { BadRequestError } from '../../platform/errors.js';
  * Requests the gateway cannot run are the request's fault: without this, @apollo/gateway throws for them while
  * executing and Apollo answers HTTP 500 "Internal server error". Rejected here, before execution, as
  * BAD_USER_INPUT with HTTP 400: a document without the operation asked for (or several and no operationName), and
- * subscriptions (served over graphql-ws by the automations subgraph, not by the gateway).
+ * subscriptions (served over graphql-ws at /graphql/ws by the composition root, which routes each to the subgraph
+ * that owns it: the gateway cannot execute them).
  */
 export function rejectUnrunnableOperations<TContext extends object>(): ApolloServerPlugin<TContext> {
   return {
@@ -21,7 +22,7 @@ export function rejectUnrunnableOperations<TContext extends object>(): ApolloSer
             );
           }
           if (operation.operation === 'subscription') {
-            // The path of automations' endpoint (subgraphs/automations/events/websocket-endpoint.ts).
+            // The path of the public graphql-ws endpoint (server/http/graphql-ws-endpoint.ts).
             throw badRequest('Subscriptions are served over graphql-ws at /graphql/ws, not by /graphql');
           }
         },

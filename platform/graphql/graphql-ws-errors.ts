@@ -5,7 +5,7 @@ import { limitedParseOptions, operationLimitRules, type OperationLimits } from '
 import { toPublicError } from './public-errors.js';
 
 /**
- * graphql-ws hooks that give a public graphql-ws endpoint (automations' `/graphql/ws`) the gateway's error
+ * graphql-ws hooks that give a public graphql-ws endpoint (the platform's `/graphql/ws`) the gateway's error
  * conventions: graphql-ws alone sends graphql-js errors without codes (and closes the socket on a syntax error),
  * and would show any thrown error's message. Here the document is parsed and validated first, so its errors carry
  * Apollo's GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED; variables that do not fit (graphql-js reports them

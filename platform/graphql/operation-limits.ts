@@ -14,7 +14,7 @@ import {
 
 /**
  * What one GraphQL operation may ask for, on every transport that executes operations (`/graphql` through the
- * gateway, `/graphql/ws` on the automations subgraph). Everything is checked on the document before anything runs:
+ * gateway, the public `/graphql/ws`). Everything is checked on the document before anything runs:
  * a document over a limit is a 400 (GRAPHQL_PARSE_FAILED for its size, GRAPHQL_VALIDATION_FAILED otherwise).
  */
 export interface OperationLimits {

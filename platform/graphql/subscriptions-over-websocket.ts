@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createClient, type Client } from 'graphql-ws/client';
 import { useServer } from 'graphql-ws/use/ws';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -18,7 +18,14 @@ import type { GraphQLContext } from './context.js';
 /** Internal (platform processes only, signed identity); distinct from any public subscription endpoint. */
 export const SUBSCRIPTION_PATH = '/graphql/internal-ws';
 
-export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, secret: string, logger: Logger): () => Promise<void> {
+/** `contextFor`: the subgraph's own context for its subscriptions (StartedSubgraph.subscriptionContext). */
+export function serveSubscriptions(
+  server: http.Server,
+  schema: GraphQLSchema,
+  secret: string,
+  logger: Logger,
+  contextFor: (base: GraphQLContext) => GraphQLContext = (base) => base,
+): () => Promise<void> {
   // Upgrades are routed by path (platform/http/upgrade-paths.ts): a WebSocketServer bound to the HTTP server would
   // answer 400 to every other path, which would break other WebSocket endpoints on the same server.
   const sockets = new WebSocketServer({ noServer: true });
@@ -55,7 +62,7 @@ export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, s
         const principal = verifyPrincipal((payload.extensions ?? {}) as Record<string, string>, secret);
         const controller = new AbortController();
         controllersOf(ctx.extra.socket).set(id, controller);
-        return { principal, requestId: id, logger: logger as GraphQLContext['logger'], signal: controller.signal };
+        return contextFor({ principal, requestId: id, logger: logger as GraphQLContext['logger'], signal: controller.signal });
       },
       onSubscribe: (_ctx, _id, payload) => {
         try {
@@ -64,6 +71,19 @@ export function serveSubscriptions(server: http.Server, schema: GraphQLSchema, s
           return [new TrellisError(401, 'UNAUTHENTICATED', (error as Error).message).toGraphQLError()];
         }
         return undefined;
+      },
+      // graphql-js reports variables that do not fit their types without a code or path; coded here, the caller's
+      // public endpoint answers them as BAD_USER_INPUT (as in one process) rather than as an internal error.
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if (!result.errors?.some((error) => !error.path && error.extensions.code === undefined)) return undefined;
+        return {
+          ...result,
+          errors: result.errors.map((error) =>
+            error.path || error.extensions.code !== undefined
+              ? error
+              : new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions: { ...error.extensions, code: 'BAD_USER_INPUT' } }),
+          ),
+        };
       },
       onComplete: (ctx, id) => {
         const controllers = controllersOf(ctx.extra.socket);
@@ -120,7 +140,7 @@ export class RemoteSubscriptions {
   }
 }
 
-/** Results keep their errors (with the subgraph's extensions); a broken connection becomes a 502. */
+/** Results keep their errors (with the subgraph's extensions; internal ones masked); a broken connection becomes a 502. */
 function mapErrors(iterator: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult> {
   return {
     [Symbol.asyncIterator]() {
@@ -130,7 +150,13 @@ function mapErrors(iterator: AsyncIterableIterator<ExecutionResult>): AsyncItera
       try {
         const result = await iterator.next();
         if (!result.done && result.value.errors?.length) {
-          const errors = result.value.errors.map((error) => trellisErrorFromGraphQL(error).toGraphQLError());
+          const errors = result.value.errors.map((error) => {
+            const mapped = trellisErrorFromGraphQL(error);
+            // A deliberate error keeps what else the service said about it (the argument path in `field`, where in
+            // the result): a public graphql-ws endpoint answers it as in one process. An internal one stays masked.
+            if (mapped.code === 'INTERNAL') return mapped.toGraphQLError();
+            return new GraphQLError(mapped.message, { path: error.path, extensions: { ...error.extensions, ...mapped.extensions } });
+          });
           return { done: false, value: { ...result.value, errors } };
         }
         return result;

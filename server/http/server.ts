@@ -55,7 +55,7 @@ export interface HttpServer {
 
 /**
  * The platform's one port: `/graphql` (the gateway), the REST adapter's family mounts, `/openapi.json` + `/docs`,
- * `/healthz` and `/metrics`.
+ * `/healthz` and `/metrics`. `/graphql/ws` is mounted once the gateway exists (graphql-ws-endpoint.ts, from platform.ts).
  */
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const app = Fastify({

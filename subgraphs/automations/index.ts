@@ -15,7 +15,7 @@ import { WebhookClient } from './delivery/webhook-client.js';
 import { AutomationEngine } from './engine/automation-engine.js';
 import { RecentEventsResolver } from './events/recent-events.resolver.js';
 import { SubscriptionResolver } from './events/subscription.resolver.js';
-import { subscriptionEndpoint } from './events/websocket-endpoint.js';
+import type { SubscriptionContext } from './events/subscription-context.js';
 import { SecretBox } from './secret/secret-box.js';
 import { SecretResolver } from './secret/secret.resolver.js';
 import { SecretService } from './secret/secret.service.js';
@@ -66,7 +66,8 @@ export const automationsSubgraph = defineSubgraph<AutomationsServices>({
     new AutomationEngine(schema, services, logger.child({ worker: 'automation-engine' })),
     new DeliveryWorker(services.store, services.secrets, services.client, services.listener, services.config, logger.child({ worker: 'delivery' })),
   ],
-  httpExtensions: ({ schema, services }, http) => [subscriptionEndpoint(schema, services, http)],
+  // Its subscription sources read the services from the context (events/subscription-context.ts), wherever they run.
+  subscriptionContext: (services, base): SubscriptionContext => ({ ...base, automations: services }),
   onStop: async (services) => {
     await services.events.close();
     await services.listener.close();

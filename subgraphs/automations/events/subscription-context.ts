@@ -3,9 +3,9 @@ import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import type { AutomationsServices } from '../services.js';
 
 /**
- * Subscriptions execute only through the two entry points the automations subgraph owns — its graphql-ws
- * endpoint and the automation engine — and both put the subgraph's services in the context. (The gateway cannot
- * execute subscriptions.)
+ * Subscriptions execute only where the platform applies the subgraph's `subscriptionContext` hook (the public
+ * graphql-ws endpoint of the composition root, the internal endpoint of the automations service) or in the
+ * automation engine; each puts the subgraph's services in the context. (The gateway cannot execute subscriptions.)
  */
 export interface SubscriptionContext extends GraphQLContext {
   automations: AutomationsServices;
@@ -14,7 +14,7 @@ export interface SubscriptionContext extends GraphQLContext {
 export function servicesOf(context: GraphQLContext): AutomationsServices {
   const services = (context as Partial<SubscriptionContext>).automations;
   if (!services) {
-    throw new TrellisError(400, 'BAD_REQUEST', 'Subscriptions are served by the automations WebSocket endpoint (/graphql/ws), not the gateway');
+    throw new TrellisError(400, 'BAD_REQUEST', 'Subscriptions are served over graphql-ws at /graphql/ws, not by the gateway');
   }
   return services;
 }

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startStandInUpstream, type StandInUpstream } from '../../../bench/inference-stand-in-upstream.js';
 import { freePort } from '../../../platform/db/embedded-postgres.js';
+import { chatCompletionChunks, graphqlWsClient, operationResults } from '../../support/graphql-ws.js';
 import { ADMIN_KEY, startTestPlatform, type TestPlatform } from '../../support/platform.js';
 
 /**
@@ -95,4 +96,41 @@ it('cancels the upstream when the client disconnects mid-stream', async () => {
   await response.body!.getReader().read();
   controller.abort();
   await expect.poll(() => upstream.abandoned, { timeout: 5_000 }).toBe(before + 1);
+});
+
+it('streams the remote subgraph\'s chatCompletionChunks over the gateway process\'s public /graphql/ws', async () => {
+  const client = graphqlWsClient(platform.url, ADMIN_KEY);
+  try {
+    const got = await operationResults(client, chatCompletionChunks('hi', { model: 'remote-model', maxTokens: 64 }));
+    expect(got.every((result) => result.errors === undefined)).toBe(true);
+    const text = got.map((result) => result.data.chatCompletionChunks.choices[0]?.delta?.content ?? '').join('');
+    expect(text).toBe('Hello from the stand-in upstream.');
+    // The service's errors keep their catalogue codes; variables that do not fit are the caller's fault.
+    const [missing] = await operationResults(client, chatCompletionChunks('hi', { model: 'missing' }));
+    expect(missing.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    const [variables] = await operationResults(client, { ...chatCompletionChunks('hi'), variables: { request: 'not an object' } });
+    expect(variables.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['$request'] });
+  } finally {
+    await client.dispose();
+  }
+});
+
+it('cancels the upstream when a /graphql/ws client stops a remote subscription mid-stream', async () => {
+  const before = upstream.abandoned;
+  const client = graphqlWsClient(platform.url, ADMIN_KEY);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const stop = client.subscribe(chatCompletionChunks('hi', { model: 'remote-model', maxTokens: 64 }), {
+        next: () => {
+          stop();
+          resolve();
+        },
+        error: reject,
+        complete: () => undefined,
+      });
+    });
+    await expect.poll(() => upstream.abandoned, { timeout: 5_000 }).toBe(before + 1);
+  } finally {
+    await client.dispose();
+  }
 });

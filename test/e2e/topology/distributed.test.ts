@@ -89,7 +89,7 @@ describe('distributed topology', () => {
     expect(signed.body.data._service.sdl).toContain('callCount');
   });
 
-  it('runs webhook automations across processes: registry events reach the automations service, which delivers and streams them over graphql-ws', async () => {
+  it('runs webhook automations across processes: registry events reach the automations service, which delivers them and streams them through the gateway process\'s /graphql/ws', async () => {
     const admin = { authorization: `Bearer ${ADMIN_KEY}` };
     const gql = async (query: string, variables: Record<string, unknown>) => {
       const response = await fetch(`${gatewayUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify({ query, variables }) });
@@ -97,9 +97,9 @@ describe('distributed topology', () => {
       expect(body.errors).toBeUndefined();
       return body.data;
     };
-    // Dashboards subscribe on the automations service's own port (the gateway cannot serve subscriptions).
+    // Dashboards subscribe on the gateway process's /graphql/ws, which runs automations' subscription on its service.
     const client = createClient({
-      url: subgraphUrls.automations!.replace('http', 'ws').replace('/graphql', '/graphql/ws'),
+      url: `${gatewayUrl.replace('http', 'ws')}/graphql/ws`,
       webSocketImpl: WebSocket,
       connectionParams: { authorization: `Bearer ${ADMIN_KEY}` },
       retryAttempts: 0,
@@ -172,9 +172,9 @@ describe('distributed topology: error codes', () => {
     expect(variable.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', status: 400, field: ['$id'] });
   });
 
-  it('answers graphql-ws errors of the automations service with catalogue codes', async () => {
+  it('answers graphql-ws errors of the automations service with catalogue codes, on the gateway process\'s /graphql/ws', async () => {
     const client = createClient({
-      url: subgraphUrls.automations!.replace('http', 'ws').replace('/graphql', '/graphql/ws'),
+      url: `${gatewayUrl.replace('http', 'ws')}/graphql/ws`,
       webSocketImpl: WebSocket,
       connectionParams: admin,
       retryAttempts: 0,
@@ -187,6 +187,34 @@ describe('distributed topology: error codes', () => {
         );
       });
       expect(errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST', status: 400, param: 'after', field: ['after'] });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('has one public graphql-ws endpoint: subgraph services serve only the signed internal one', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(subgraphUrls.automations!.replace('http', 'ws').replace('/graphql', '/graphql/ws'), 'graphql-transport-ws');
+      socket.on('unexpected-response', (_request, response) => {
+        resolve(response.statusCode ?? 0);
+        socket.terminate();
+      });
+      socket.on('open', () => reject(new Error('the automations service accepted a public graphql-ws connection')));
+      socket.on('error', () => undefined);
+    });
+    expect(status).toBe(404);
+  });
+
+  it('serves every subgraph\'s queries over the gateway process\'s /graphql/ws', async () => {
+    const client = createClient({ url: `${gatewayUrl.replace('http', 'ws')}/graphql/ws`, webSocketImpl: WebSocket, connectionParams: admin, retryAttempts: 0 });
+    try {
+      const result = await new Promise<any>((resolve, reject) => {
+        client.subscribe(
+          { query: '{ viewer { username } project(entity: "trellis", name: "default") { fullName trainingModelCount } team(name: "trellis") { name } }' },
+          { next: resolve, error: reject, complete: () => undefined },
+        );
+      });
+      expect(result).toEqual({ data: { viewer: { username: 'admin' }, project: { fullName: 'trellis/default', trainingModelCount: 0 }, team: { name: 'trellis' } } });
     } finally {
       await client.dispose();
     }
