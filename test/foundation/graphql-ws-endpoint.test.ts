@@ -35,10 +35,10 @@ describe('/graphql/ws serves the whole graph', () => {
     expect(got.every((result) => result.errors === undefined)).toBe(true);
     const chunks = got.map((result) => result.data.chatCompletionChunks);
     expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks[0]).toMatchObject({ object: 'chat.completion.chunk', model: 'trellis-tiny' });
-    const text = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
+    expect(chunks[0]).toMatchObject({ model: 'trellis-tiny' });
+    const text = chunks.map((chunk) => chunk.choices[0]?.message?.content ?? '').join('');
     expect(text.length).toBeGreaterThan(0);
-    expect(chunks.at(-1).choices[0].finish_reason).toBeTruthy();
+    expect(chunks.filter((chunk) => chunk.choices.length > 0).at(-1).choices[0].finishReason).toBeTruthy();
   });
 
   it('streams trainingChatCompletionChunks of a base model (training subgraph)', async () => {

@@ -7,10 +7,12 @@ import WebSocket from 'ws';
  */
 export function chatCompletionChunks(prompt: string, options: { model?: string; maxTokens?: number } = {}): { query: string; variables: Record<string, unknown> } {
   return {
-    query: 'subscription Chat($request: JSONObject!, $project: String) { chatCompletionChunks(request: $request, project: $project) }',
+    query: `subscription Chat($request: ChatCompletionRequestInput!, $project: String) {
+      chatCompletionChunks(request: $request, project: $project) { id model choices { index finishReason message { role content } } }
+    }`,
     variables: {
       project: 'trellis/default',
-      request: { model: options.model ?? 'trellis-tiny', messages: [{ role: 'user', content: prompt }], max_tokens: options.maxTokens ?? 8, temperature: 0 },
+      request: { model: options.model ?? 'trellis-tiny', messages: [{ role: 'USER', content: prompt }], maxTokens: options.maxTokens ?? 8, temperature: 0 },
     },
   };
 }

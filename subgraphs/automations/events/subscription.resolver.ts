@@ -54,7 +54,7 @@ function subscribeDeliveryUpdates({ args, context }: SubscribeResolverData<unkno
 export class SubscriptionResolver {
   @Subscription(() => PlatformEvent, {
     subscribe: subscribePlatformEvents,
-    description: 'Platform events after a cursor, then live (graphql-ws at /graphql/ws; the gateway cannot serve subscriptions)',
+    description: 'Platform events of the teams you belong to, after a cursor, then live (graphql-ws at /graphql/ws)',
   })
   platformEvents(
     @Root() event: PlatformEventRecord,

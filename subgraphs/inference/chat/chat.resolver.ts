@@ -55,14 +55,13 @@ export class ChatResolver {
 
   /**
    * The streaming form: one chunk per event. The gateway cannot run subscriptions: they run on the subgraph's schema
-   * (in process, or over the subgraph service's internal graphql-ws). The public graphql-ws endpoint (/graphql/ws)
-   * is the automations subgraph's and does not serve these. The event sources need the subgraph's services: they
-   * are bound in index.ts (`subscriptions`).
+   * (in process, or over the subgraph service's internal graphql-ws); the public endpoint /graphql/ws routes them
+   * here (server/http/graphql-ws-endpoint.ts). The event sources need the subgraph's services: they are bound in
+   * index.ts (`subscriptions`).
    */
   @Subscription(() => ChatCompletionChunkObject, {
     description:
-      'A streamed chat completion: its chunks as the model produces them. Runs where the platform executes the inference ' +
-      "subgraph's subscriptions (not on the gateway; the public /graphql/ws endpoint serves the automations subgraph's only)",
+      'A streamed chat completion: its chunks as the model produces them (graphql-ws at /graphql/ws)',
     subscribe: () => {
       throw new Error('chatCompletionChunks is bound by the inference subgraph');
     },

@@ -103,7 +103,7 @@ it('streams the remote subgraph\'s chatCompletionChunks over the gateway process
   try {
     const got = await operationResults(client, chatCompletionChunks('hi', { model: 'remote-model', maxTokens: 64 }));
     expect(got.every((result) => result.errors === undefined)).toBe(true);
-    const text = got.map((result) => result.data.chatCompletionChunks.choices[0]?.delta?.content ?? '').join('');
+    const text = got.map((result) => result.data.chatCompletionChunks.choices[0]?.message?.content ?? '').join('');
     expect(text).toBe('Hello from the stand-in upstream.');
     // The service's errors keep their catalogue codes; variables that do not fit are the caller's fault.
     const [missing] = await operationResults(client, chatCompletionChunks('hi', { model: 'missing' }));
