@@ -57,6 +57,7 @@ describe('/graphql/ws serves the whole graph', () => {
       platformEvents: 'automations',
       deliveryUpdates: 'automations',
       chatCompletionChunks: 'inference',
+      openaiChatCompletionChunks: 'inference',
       trainingChatCompletionChunks: 'training',
     });
   });

@@ -93,6 +93,6 @@ describe('training chat completions under the model limits', () => {
       { model: name, status: 200, requests: 2, promptTokens: 2 * completion.usage.prompt_tokens, completionTokens: expect.any(Number) },
     ]);
     expect(project.inferenceUsageRecords.nodes.map((record: any) => record.stream).sort()).toEqual([false, true]);
-    expect(project.inferenceUsageRecords[0]).toMatchObject({ model: name, status: 200, backend: 'training' });
+    expect(project.inferenceUsageRecords.nodes[0]).toMatchObject({ model: name, status: 200, backend: 'training' });
   });
 });

@@ -109,7 +109,7 @@ export function DeliveryLog({ team, automationId, onAutomationChange }: { team: 
     <section className="card section" aria-labelledby="deliveries-heading" data-testid="delivery-log">
       <div className="card-header">
         <h2 id="deliveries-heading">Delivery log</h2>
-        <span className={`live-dot ${connected ? 'live-on' : ''}`} data-testid="live-indicator">
+        <span className={`live-indicator ${connected ? 'live-on' : ''}`} data-testid="live-indicator">
           {connected ? 'Live' : subscription.error ? 'Live updates unavailable' : 'Connecting…'}
         </span>
         <button type="button" className="button button-small" onClick={() => refetch({ requestPolicy: 'network-only' })}>

@@ -5,7 +5,6 @@ import { formatDuration, formatNumber } from '../../components/Format';
 import {
   DashboardTeamProjectsDocument,
   InferencePlaygroundChunksDocument,
-  InferencePlaygroundCompletionDocument,
   type ChatMessageInput,
   type InferencePlaygroundChunksSubscriptionVariables,
 } from '../../graphql/generated';
@@ -15,8 +14,6 @@ type Status = 'idle' | 'streaming' | 'done' | 'stopped' | 'error';
 
 interface Run {
   status: Status;
-  /** Streamed over chatCompletionChunks, or answered in one piece by createChatCompletion. */
-  mode: 'stream' | 'whole';
   text: string;
   chunks: number;
   finishReason: string | null;
@@ -26,19 +23,12 @@ interface Run {
   errors: DescribedError[];
 }
 
-const IDLE: Run = { status: 'idle', mode: 'stream', text: '', chunks: 0, finishReason: null, usage: null, firstTokenMs: null, elapsedMs: null, errors: [] };
-
-/** The server's /graphql/ws does not know the subscription (it serves another subgraph's subscriptions only). */
-function streamingUnavailable(errors: readonly DescribedError[]): boolean {
-  return errors.some((error) => error.code === 'GRAPHQL_VALIDATION_FAILED' && /chatCompletionChunks|ChatCompletionRequestInput/.test(error.message));
-}
+const IDLE: Run = { status: 'idle', text: '', chunks: 0, finishReason: null, usage: null, firstTokenMs: null, elapsedMs: null, errors: [] };
 
 /**
  * Streams a chat completion from a catalog model over the graph's `chatCompletionChunks` subscription (graphql-ws):
  * the answer grows as chunks arrive; Stop unsubscribes (the server stops generating and records a 499). Errors are
- * shown as the server sent them (catalogue code and message). When this server's /graphql/ws refuses the
- * subscription as unknown, the playground says so and answers in one piece with createChatCompletion (over /graphql)
- * from then on.
+ * shown as the server sent them (catalogue code and message).
  */
 export function Playground({ models, model, onModelChange, team }: { models: readonly CatalogModel[]; model: string; onModelChange: (model: string) => void; team: string | null }) {
   const client = useClient();
@@ -48,7 +38,6 @@ export function Playground({ models, model, onModelChange, team }: { models: rea
   const [temperature, setTemperature] = useState(0.7);
   const [project, setProject] = useState('');
   const [run, setRun] = useState<Run>(IDLE);
-  const [streamingRefused, setStreamingRefused] = useState<DescribedError[] | null>(null);
   const subscription = useRef<{ unsubscribe(): void } | null>(null);
   const [projects] = useQuery({ query: DashboardTeamProjectsDocument, variables: { team: team ?? '' }, pause: !team });
 
@@ -71,8 +60,7 @@ export function Playground({ models, model, onModelChange, team }: { models: rea
       request: { model, messages, maxTokens, temperature, streamOptions: { includeUsage: true } },
     };
     const started = performance.now();
-    if (streamingRefused) answerWhole(variables, started);
-    else stream(variables, started);
+    stream(variables, started);
   }
 
   function fail(errors: DescribedError[], started: number) {
@@ -82,16 +70,10 @@ export function Playground({ models, model, onModelChange, team }: { models: rea
   }
 
   function stream(variables: InferencePlaygroundChunksSubscriptionVariables, started: number) {
-    setRun({ ...IDLE, status: 'streaming', mode: 'stream' });
-    let chunks = 0;
+    setRun({ ...IDLE, status: 'streaming' });
     subscription.current = client.subscription(InferencePlaygroundChunksDocument, variables).subscribe((result) => {
       if (result.error) {
-        const errors = describeError(result.error);
-        if (chunks === 0 && streamingUnavailable(errors)) {
-          subscription.current?.unsubscribe();
-          setStreamingRefused(errors);
-          answerWhole(variables, started);
-        } else fail(errors, started);
+        fail(describeError(result.error), started);
         return;
       }
       // urql repeats the last chunk's data with hasNext: false when the server completes the subscription.
@@ -102,7 +84,6 @@ export function Playground({ models, model, onModelChange, team }: { models: rea
       }
       const chunk = result.data?.chatCompletionChunks;
       if (!chunk) return;
-      chunks += 1;
       setRun((current) => {
         if (current.status !== 'streaming') return current;
         const choice = chunk.choices[0];
@@ -116,28 +97,6 @@ export function Playground({ models, model, onModelChange, team }: { models: rea
           firstTokenMs: current.firstTokenMs ?? (piece ? performance.now() - started : null),
         };
       });
-    });
-  }
-
-  /** createChatCompletion over /graphql; Stop tears the operation down (urql aborts the request). */
-  function answerWhole(variables: InferencePlaygroundChunksSubscriptionVariables, started: number) {
-    setRun({ ...IDLE, status: 'streaming', mode: 'whole' });
-    subscription.current = client.mutation(InferencePlaygroundCompletionDocument, variables).subscribe((result) => {
-      if (result.error) {
-        fail(describeError(result.error), started);
-        return;
-      }
-      const completion = result.data?.createChatCompletion;
-      if (!completion) return;
-      subscription.current = null;
-      const choice = completion.choices[0];
-      const text = (choice?.message.content ?? '') + (choice?.message.refusal ?? '');
-      const elapsed = performance.now() - started;
-      setRun((current) =>
-        current.status === 'streaming'
-          ? { ...current, status: 'done', text, chunks: 1, finishReason: choice?.finishReason ?? null, usage: completion.usage, firstTokenMs: elapsed, elapsedMs: elapsed }
-          : current,
-      );
     });
   }
 
@@ -206,7 +165,7 @@ export function Playground({ models, model, onModelChange, team }: { models: rea
             Stop
           </button>
           <span id="playground-hint" className="muted">
-            Ctrl+Enter sends. {streamingRefused ? <>Answers with <code>createChatCompletion</code>.</> : <>Streams over <code>chatCompletionChunks</code>.</>}
+            Ctrl+Enter sends. Streams over <code>chatCompletionChunks</code>.
           </span>
         </div>
       </form>
@@ -229,32 +188,14 @@ export function Playground({ models, model, onModelChange, team }: { models: rea
             </ul>
           </div>
         ) : null}
-        {streamingRefused ? (
-          <div className="notice notice-warning" role="note" data-testid="playground-not-streamed">
-            Not streamed: this server&apos;s <code>/graphql/ws</code> does not serve <code>chatCompletionChunks</code>, so answers come in one
-            piece from <code>createChatCompletion</code>.
-            <details>
-              <summary>What the server said</summary>
-              <ul className="error-list">
-                {streamingRefused.map((error, index) => (
-                  <li key={index}>
-                    {error.code ? <code className="error-code">{error.code}</code> : null}
-                    {error.code ? ': ' : null}
-                    {error.message}
-                  </li>
-                ))}
-              </ul>
-            </details>
-          </div>
-        ) : null}
         <output className="playground-answer" aria-live="polite" aria-busy={streaming} data-testid="playground-answer">
           {run.text || (run.status === 'idle' ? <span className="muted">The answer streams here, token by token.</span> : null)}
           {streaming ? <span className="cursor" aria-hidden="true" /> : null}
         </output>
         {run.status !== 'idle' && run.status !== 'streaming' ? (
           <p className="muted playground-stats">
-            {run.mode === 'stream' ? `${run.chunks} chunks` : 'in one piece'}
-            {run.mode === 'stream' && run.firstTokenMs !== null ? ` · first token after ${formatDuration(run.firstTokenMs)}` : ''}
+            {`${run.chunks} chunks`}
+            {run.firstTokenMs !== null ? ` · first token after ${formatDuration(run.firstTokenMs)}` : ''}
             {run.elapsedMs !== null ? ` · ${formatDuration(run.elapsedMs)} in all` : ''}
             {run.usage ? ` · ${formatNumber(run.usage.promptTokens)} prompt + ${formatNumber(run.usage.completionTokens)} completion tokens` : ''}
             {run.finishReason ? ` · finished: ${run.finishReason}` : ''}
@@ -270,7 +211,7 @@ function RunStatus({ run }: { run: Run }) {
     case 'idle':
       return null;
     case 'streaming':
-      return <span className="status status-running">{run.mode === 'stream' ? 'streaming…' : 'answering…'}</span>;
+      return <span className="status status-running">streaming…</span>;
     case 'done':
       return <span className="status status-ok">done</span>;
     case 'stopped':
