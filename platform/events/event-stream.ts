@@ -50,18 +50,7 @@ export class PlatformEventStream {
   async read(after: string, limit = PAGE_SIZE): Promise<EventPage> {
     const position = parseCursor(after);
     if (!position) throw new Error(`invalid event cursor "${after}"`);
-    const { rows } = await sql<{
-      id: number;
-      tx: string;
-      type: string;
-      entity: string;
-      project: string | null;
-      registry: string | null;
-      author: string;
-      payload: Record<string, unknown>;
-      created_at: Date;
-      settled: boolean;
-    }>`
+    const { rows } = await sql<EventRow & { settled: boolean }>`
       select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at,
              e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
       from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
@@ -72,17 +61,7 @@ export class PlatformEventStream {
     const events: PlatformEvent[] = [];
     for (const row of rows) {
       if (!row.settled) return { events, heldBack: true };
-      events.push({
-        id: Number(row.id),
-        cursor: formatCursor(row.tx, row.id),
-        type: row.type,
-        entity: row.entity,
-        project: row.project,
-        registry: row.registry,
-        author: row.author,
-        payload: row.payload,
-        createdAt: row.created_at,
-      });
+      events.push(toPlatformEvent(row));
     }
     return { events, heldBack: false };
   }
@@ -94,33 +73,13 @@ export class PlatformEventStream {
   async recent(entity: string, limit: number, options: { before?: { txId: string; id: string } | null; types?: readonly string[] | null } = {}): Promise<PlatformEvent[]> {
     const before = options.before ? sql`and (e.tx_id, e.id) < (${options.before.txId}::xid8, ${options.before.id}::bigint)` : sql``;
     const types = options.types && options.types.length > 0 ? sql`and e.type = any(${[...options.types]}::text[])` : sql``;
-    const { rows } = await sql<{
-      id: number;
-      tx: string;
-      type: string;
-      entity: string;
-      project: string | null;
-      registry: string | null;
-      author: string;
-      payload: Record<string, unknown>;
-      created_at: Date;
-    }>`
+    const { rows } = await sql<EventRow>`
       select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at
       from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
       where e.entity = ${entity} and e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) ${before} ${types}
       order by e.tx_id desc, e.id desc
       limit ${limit}`.execute(this.root);
-    return rows.map((row) => ({
-      id: Number(row.id),
-      cursor: formatCursor(row.tx, row.id),
-      type: row.type,
-      entity: row.entity,
-      project: row.project,
-      registry: row.registry,
-      author: row.author,
-      payload: row.payload,
-      createdAt: row.created_at,
-    }));
+    return rows.map(toPlatformEvent);
   }
 
   /** The cursor after the newest event committed so far (for subscribers that want only new events). */
@@ -195,4 +154,31 @@ export class PlatformEventStream {
       this.waiters.add(done);
     });
   }
+}
+
+/** An outbox row as both reads select it (`tx` is the xid8 transaction id rendered as text). */
+interface EventRow {
+  id: number;
+  tx: string;
+  type: string;
+  entity: string;
+  project: string | null;
+  registry: string | null;
+  author: string;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+function toPlatformEvent(row: EventRow): PlatformEvent {
+  return {
+    id: Number(row.id),
+    cursor: formatCursor(row.tx, row.id),
+    type: row.type,
+    entity: row.entity,
+    project: row.project,
+    registry: row.registry,
+    author: row.author,
+    payload: row.payload,
+    createdAt: row.created_at,
+  };
 }

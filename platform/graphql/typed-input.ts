@@ -303,35 +303,23 @@ function toWireValue(plan: Plan, value: unknown): unknown {
 /** A validation issue's wire location (`["body","start","op_name"]`) as a GraphQL path (`["input","opName"]`). */
 function graphqlLocation(plan: Plan, loc: ValidationIssue['loc'], at: InputLocation): ValidationIssue['loc'] {
   if (!at.wire.every((part, index) => loc[index] === part)) return loc;
-  const rest = loc.slice(at.wire.length);
-  const path: ValidationIssue['loc'] = typeof at.arg === 'string' ? [at.arg] : [...at.arg];
-  let current: Plan | undefined = plan;
-  for (const part of rest) {
-    if (current?.kind === 'object') {
-      const field: FieldPlan | undefined = current.fields.find((candidate) => candidate.wire === part);
-      path.push(field ? field.graphql : part);
-      current = field?.plan;
-    } else if (current?.kind === 'list') {
-      path.push(part);
-      current = current.of;
-    } else {
-      path.push(part);
-      current = undefined;
-    }
-  }
-  return path;
+  return translatePath(plan, loc.slice(at.wire.length), typeof at.arg === 'string' ? [at.arg] : [...at.arg], 'wire', 'graphql');
 }
 
 /** A GraphQL path under `at.arg` (`["input","opName"]`) as the wire location under `at.wire` (`["body","start","op_name"]`). */
 function wireLocation(plan: Plan, loc: ValidationIssue['loc'], at: InputLocation): ValidationIssue['loc'] {
   const arg = typeof at.arg === 'string' ? [at.arg] : at.arg;
   if (!arg.every((part, index) => loc[index] === part)) return loc;
-  const path: ValidationIssue['loc'] = [...at.wire];
+  return translatePath(plan, loc.slice(arg.length), [...at.wire], 'graphql', 'wire');
+}
+
+/** Appends `parts` (field names in the `from` naming, list indexes) to `path` in the `to` naming, following `plan`. */
+function translatePath(plan: Plan, parts: ValidationIssue['loc'], path: ValidationIssue['loc'], from: 'wire' | 'graphql', to: 'wire' | 'graphql'): ValidationIssue['loc'] {
   let current: Plan | undefined = plan;
-  for (const part of loc.slice(arg.length)) {
+  for (const part of parts) {
     if (current?.kind === 'object') {
-      const field: FieldPlan | undefined = current.fields.find((candidate) => candidate.graphql === part);
-      path.push(field ? field.wire : part);
+      const field: FieldPlan | undefined = current.fields.find((candidate) => candidate[from] === part);
+      path.push(field ? field[to] : part);
       current = field?.plan;
     } else if (current?.kind === 'list') {
       path.push(part);
