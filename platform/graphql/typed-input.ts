@@ -69,6 +69,11 @@ interface FieldPlan {
   plan: Plan;
   /** Required and not nullable on the wire: `T!` in GraphQL. */
   nonNull: boolean;
+  /**
+   * Optional but not nullable on the wire: a nullable GraphQL field whose explicit null means "not given" (GraphQL
+   * clients pass null for an unset variable), so it is left out of the wire value rather than refused there.
+   */
+  nullMeansAbsent: boolean;
 }
 
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
@@ -152,6 +157,7 @@ function objectPlan(schema: TSchema, where: string): Plan {
       graphql: (property.graphqlField as string | undefined) ?? camelCase(wire),
       plan: planOf(property, `${name}.${wire}`),
       nonNull: required.has(wire) && !isNullable(property),
+      nullMeansAbsent: !required.has(wire) && !isNullable(property),
     });
   }
   return plan;
@@ -290,10 +296,12 @@ function toWireValue(plan: Plan, value: unknown): unknown {
       if (plan.extra && source[plan.extra] && typeof source[plan.extra] === 'object') {
         Object.assign(result, source[plan.extra]);
       }
-      // GraphQL has no "absent" inside an input object once coerced: an omitted nullable field is simply missing,
-      // an explicit null stays null (the wire schema decides whether null is allowed).
+      // An omitted field is missing; an explicit null stays null where the wire admits null (the wire schema decides),
+      // and is left out where the wire field is optional but not nullable (null is how GraphQL says "not given").
       for (const field of plan.fields) {
-        if (source[field.graphql] !== undefined) result[field.wire] = toWireValue(field.plan, source[field.graphql]);
+        const given = source[field.graphql];
+        if (given === undefined || (given === null && field.nullMeansAbsent)) continue;
+        result[field.wire] = toWireValue(field.plan, given);
       }
       return result;
     }

@@ -171,6 +171,12 @@ describe('POST /traces/feedback/aggregate', () => {
     const { buckets, bucketColumns } = columns.body.data.project.feedbackAggregate;
     expect(buckets).toHaveLength(4);
     expect(bucketColumns.totalCount.map((_: number, i: number) => Object.fromEntries(Object.keys(bucketColumns).map((field) => [field, bucketColumns[field][i]])))).toEqual(buckets);
+    // Variables a client leaves unset arrive as null: for an optional list that is "no filter", not a bad value.
+    const unset = await platform.graphql(`query($a: SafeInt!, $b: SafeInt!, $tags: [String!], $scorers: [String!]) { project(entity: "trellis", name: "default") {
+      feedbackAggregate(input: { afterMs: $a, beforeMs: $b, timeBucketSeconds: 3600, groupBy: [SCORER_ID], tags: $tags, scorerIds: $scorers }) {
+        buckets { totalCount } } } }`, { a: T0, b: T0 + 3 * HOUR, tags: null, scorers: null });
+    expect(unset.body.errors).toBeUndefined();
+    expect(unset.body.data.project.feedbackAggregate.buckets).toHaveLength(4);
     // The REST body's rules, reported at the GraphQL input's fields (REST callers still hear of `["body","before_ms"]`).
     const invalid = await platform.graphql(`{ project(entity: "trellis", name: "default") { feedbackAggregate(input: { afterMs: 5, beforeMs: 1 }) { afterMs } } }`);
     expect(invalid.body.errors![0].extensions.issues[0].loc).toEqual(['input', 'beforeMs']);
