@@ -70,7 +70,8 @@ describe('/graphql/ws serves the whole graph', () => {
     expect(query).toEqual({
       data: {
         viewer: { username: 'admin' },
-        project: { fullName: 'trellis/default', callCount: 0, runCount: 0, trainingModelCount: 0 },
+        // The streamed completions above are traced into this project in the background: their count varies.
+        project: { fullName: 'trellis/default', callCount: expect.any(Number), runCount: 0, trainingModelCount: 0 },
         team: { webhookCount: 0 },
       },
     });
