@@ -70,6 +70,17 @@ export class TrainingStore {
     return Number(row.n);
   }
 
+  async countJobs(entity: string, project: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .innerJoin('models', 'models.id', 'jobs.model_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('models.entity', '=', entity)
+      .where('models.project', '=', project)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** A page of a project's models, newest first (one row more than the page, for hasNextPage). */
   async modelsOfProject(entity: string, project: string, after: NewestFirstPosition | null, limit: number): Promise<(ModelRow & { position: string })[]> {
     let query = this.db

@@ -52,18 +52,32 @@ const projectColumns: Column<Project>[] = [
   { key: 'calls', header: 'Calls', align: 'right', render: (project) => formatNumber(project.callCount), sortValue: (project) => project.callCount },
   { key: 'traces', header: 'Traces', align: 'right', render: (project) => formatNumber(project.traceCount), sortValue: (project) => project.traceCount },
   {
+    key: 'evaluations',
+    header: 'Evaluations',
+    align: 'right',
+    render: (project) => formatNumber(project.evaluationRunCount),
+    sortValue: (project) => project.evaluationRunCount,
+  },
+  {
     key: 'inference',
-    header: 'Inference requests',
+    header: 'Inference',
     align: 'right',
     render: (project) => formatNumber(project.inferenceRequestCount),
     sortValue: (project) => project.inferenceRequestCount,
   },
   {
     key: 'models',
-    header: 'Training models',
+    header: 'Models',
     align: 'right',
     render: (project) => formatNumber(project.trainingModelCount),
     sortValue: (project) => project.trainingModelCount,
+  },
+  {
+    key: 'jobs',
+    header: 'Jobs',
+    align: 'right',
+    render: (project) => formatNumber(project.trainingJobCount),
+    sortValue: (project) => project.trainingJobCount,
   },
   { key: 'runs', header: 'Runs', align: 'right', render: (project) => formatNumber(project.runCount), sortValue: (project) => project.runCount },
   { key: 'created', header: 'Created', render: (project) => <Time value={project.createdAt} />, sortValue: (project) => project.createdAt },
@@ -141,6 +155,8 @@ export default function Home() {
     teams: teams.length,
     projects: projects.length,
     calls: projects.reduce((sum, project) => sum + project.callCount, 0),
+    evaluations: projects.reduce((sum, project) => sum + project.evaluationRunCount, 0),
+    jobs: projects.reduce((sum, project) => sum + project.trainingJobCount, 0),
     inference: projects.reduce((sum, project) => sum + project.inferenceRequestCount, 0),
     models: projects.reduce((sum, project) => sum + project.trainingModelCount, 0),
     webhooks: teams.reduce((sum, result) => sum + (result.team?.webhookCount ?? 0), 0),
@@ -157,8 +173,10 @@ export default function Home() {
           <Stat label="Teams" value={totals.teams} />
           <Stat label="Projects" value={totals.projects} />
           <Stat label="Calls traced" value={totals.calls} />
+          <Stat label="Evaluations" value={totals.evaluations} />
           <Stat label="Inference requests" value={totals.inference} />
           <Stat label="Training models" value={totals.models} />
+          <Stat label="Training jobs" value={totals.jobs} />
           <Stat label="Webhooks" value={totals.webhooks} />
         </dl>
       </section>

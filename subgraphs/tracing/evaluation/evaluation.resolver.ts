@@ -32,6 +32,11 @@ export class EvaluationProjectResolver {
     return toOffsetConnection(records, size, offset, { after, toNode: toEvaluationRun });
   }
 
+  @FieldResolver(() => Int, { description: "Number of the project's evaluation runs (the Weave SDKs' and the v2 evaluation API's)" })
+  evaluationRunCount(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<number> {
+    return this.services.evaluations.count(projectIdOf(project, context));
+  }
+
   @FieldResolver(() => EvaluationRun, { nullable: true, description: 'One evaluation run (SDK or evaluation API) with its summary, by id; null when there is none' })
   async evaluationRunSummary(
     @Root() project: Project,

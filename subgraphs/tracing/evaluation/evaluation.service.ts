@@ -128,6 +128,15 @@ export class EvaluationService {
     return this.summarize(projectId, rows as RunRow[]);
   }
 
+  /** How many evaluation runs the project has (both kinds, as `runs` lists them). */
+  async count(projectId: string): Promise<number> {
+    const row = await this.runQuery(projectId)
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async run(projectId: string, id: string): Promise<EvaluationRunRecord | null> {
     const rows = (await this.runQuery(projectId).where('id', '=', id).execute()) as RunRow[];
     const [record] = await this.summarize(projectId, rows);

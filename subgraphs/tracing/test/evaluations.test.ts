@@ -118,6 +118,8 @@ describe('Project.evaluationRuns and evaluationComparison', () => {
     const page = first.body.data.project.evaluationRuns;
     expect(page.nodes.map((run: any) => run.id)).toEqual([sdkB, sdkA, apiB]);
     expect(page.pageInfo.hasNextPage).toBe(true);
+    const count = await platform.graphql('{ project(entity: "trellis", name: "evalruns") { evaluationRunCount } }');
+    expect(count.body.data.project.evaluationRunCount).toBe(4);
     const second = await platform.graphql(query, { after: page.pageInfo.endCursor });
     expect(second.body.data.project.evaluationRuns).toMatchObject({ nodes: [{ id: apiA }], pageInfo: { hasNextPage: false } });
     const tooMany = await platform.graphql(`{ project(entity: "trellis", name: "evalruns") { evaluationRuns(first: 201) { nodes { id } } } }`);

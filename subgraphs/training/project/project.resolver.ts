@@ -25,6 +25,12 @@ export class TrainingProjectResolver {
     return this.services.store.countModels(project.entity, project.name);
   }
 
+  @FieldResolver(() => Int, { description: "Number of training jobs (RL and SFT, any status) of the project's models" })
+  trainingJobCount(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<number> {
+    requireTeamMember(context, project.entity);
+    return this.services.store.countJobs(project.entity, project.name);
+  }
+
   @FieldResolver(() => TrainingModelConnection, { description: "The project's trainable models, newest first" })
   async trainingModels(
     @Root() project: Project,

@@ -311,12 +311,14 @@ describe('what a dashboard reads', () => {
     });
 
     const body = await gql(`{ project(entity: "trellis", name: "dash") {
+      trainingModelCount trainingJobCount
       trainingModels { nodes { name } }
       all: trainingJobs { nodes { id status model { name } } }
       running: trainingJobs(status: RUNNING) { nodes { id metrics { step loss reward gradNorm learningRate kl numTrainableTokens values } } }
     } }`);
     expect(body.errors).toBeUndefined();
     const project = body.data.project;
+    expect(project).toMatchObject({ trainingModelCount: 2, trainingJobCount: 3 });
     expect(project.trainingModels.nodes).toEqual([{ name: 'second' }, { name: 'first' }]);
     expect(project.all.nodes).toEqual([
       { id: failed.id, status: 'FAILED', model: { name: 'first' } },

@@ -18,6 +18,13 @@ beforeAll(async () => {
     body: JSON.stringify({ end: { project_id: 'trellis/default', id, ended_at: new Date(Date.now() + 42).toISOString(), output: 'hello', summary: {} } }),
   });
   expect(end.status).toBe(200);
+  // And an evaluation run (v2 evaluation API), for the Evaluations count.
+  const evaluation = await harness.platform.fetch('/traces/v2/trellis/default/evaluation_runs', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.platform.adminKey}` },
+    body: JSON.stringify({ evaluation: 'home-eval', model: 'home-model' }),
+  });
+  expect(evaluation.status).toBe(200);
 });
 afterAll(() => harness?.close());
 
@@ -51,8 +58,11 @@ describe('dashboard: sign-in and Home', () => {
     const team = page.locator('section[data-team="trellis"]');
     await team.getByRole('row', { name: /default/ }).waitFor();
     const row = (await team.getByRole('row', { name: /default/ }).textContent()) ?? '';
-    expect(row).toMatch(/default\s*1\s*1/); // calls 1, traces 1
+    expect(row).toMatch(/default\s*2\s*2\s*1\s*0/); // calls 2 and traces 2 (the trace, the evaluation run), evaluations 1, inference 0
     await expect.poll(() => page.getByRole('link', { name: 'home_page_op' }).count()).toBe(1);
+    const stat = (label: string) => page.locator('.stat', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd').textContent();
+    expect(await stat('Evaluations')).toBe('1');
+    expect(await stat('Training jobs')).toBe('0');
 
     // Live: a run created now arrives over graphql-ws (/graphql/ws, the key in connection_init).
     await page.getByTestId('live-events').getByText('Nothing yet').waitFor();
