@@ -62,7 +62,7 @@ const chatCompletion = (path: string, summary: string) =>
     schema: { body: ChatCompletionRequestSchema },
     // Sampling is the hot path of an RL loop: executed on the training subgraph directly when it is in this process.
     subgraph: 'training',
-    operation: `mutation TrainingChatCompletion($request: TrainingChatCompletionInput!) { createTrainingChatCompletion(request: $request) { ${COMPLETION_SELECTION} } }`,
+    operation: `mutation TrainingChatCompletion($request: ChatCompletionRequestInput!) { createTrainingChatCompletion(request: $request) { ${COMPLETION_SELECTION} } }`,
     variables: ({ body }) => ({ request: TrainingChatCompletionInput.fromWire(body) }),
     issueLocation: (loc) => TrainingChatCompletionInput.wireLocation(loc, AT_REQUEST),
     response: (data) => toOpenAICompletion(data.createTrainingChatCompletion),
@@ -70,7 +70,7 @@ const chatCompletion = (path: string, summary: string) =>
       when: (input) => (input.body as { stream?: unknown } | null)?.stream === true,
       subgraph: 'training',
       subscription:
-        'subscription TrainingChatCompletionChunks($request: TrainingChatCompletionInput!) { trainingChatCompletionChunks(request: $request) }',
+        'subscription TrainingChatCompletionChunks($request: ChatCompletionRequestInput!) { trainingChatCompletionChunks(request: $request) }',
       variables: ({ body }) => ({ request: TrainingChatCompletionInput.fromWire(body) }),
       event: (data: { trainingChatCompletionChunks: unknown }) => data.trainingChatCompletionChunks,
       done: '[DONE]',

@@ -43,7 +43,7 @@ describe('/graphql/ws serves the whole graph', () => {
 
   it('streams trainingChatCompletionChunks of a base model (training subgraph)', async () => {
     const got = await results(connect(), {
-      query: 'subscription Train($request: TrainingChatCompletionInput!) { trainingChatCompletionChunks(request: $request) }',
+      query: 'subscription Train($request: ChatCompletionRequestInput!) { trainingChatCompletionChunks(request: $request) }',
       variables: { request: { model: 'trellis-tiny', messages: [{ role: 'USER', content: 'hi' }], maxTokens: 4, temperature: 0 } },
     });
     expect(got.every((result) => result.errors === undefined)).toBe(true);

@@ -38,6 +38,8 @@ export const ChatMessageSchema = Type.Object(
       MESSAGE_ROLES.map((role) => Type.Literal(role)),
       {
         graphqlName: 'ChatMessageRole',
+        // The streaming subscriptions take this input: graphql-jit re-coerces their variables for every event.
+        graphqlInternalNames: true,
         description: 'Who wrote a message of the conversation',
         graphqlValues: {
           system: 'Instructions to the model',

@@ -59,7 +59,7 @@ describe('training chat completions under the model limits', () => {
     expect(streamed.headers.get('retry-after')).toBeTruthy();
 
     const graphql = await platform.graphql(
-      'mutation($r: TrainingChatCompletionInput!) { createTrainingChatCompletion(request: $r) { id } }',
+      'mutation($r: ChatCompletionRequestInput!) { createTrainingChatCompletion(request: $r) { id } }',
       { r: { model: 'trellis-tiny', messages: [{ role: 'USER', content: 'Name a city.' }], maxTokens: 2, temperature: 0 } },
       key,
     );

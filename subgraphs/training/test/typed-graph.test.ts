@@ -129,7 +129,7 @@ describe('typed mutations', () => {
   it('createTrainingChatCompletion takes a typed request and answers a typed completion; REST writes the same OpenAI JSON', async () => {
     const request = { model: 'trellis-tiny', messages: [{ role: 'USER', content: 'Name a city.' }], maxTokens: 3, temperature: 0, logprobs: true, topLogprobs: 1 };
     const typed = await gql(
-      `mutation($r: TrainingChatCompletionInput!) { createTrainingChatCompletion(request: $r) {
+      `mutation($r: ChatCompletionRequestInput!) { createTrainingChatCompletion(request: $r) {
         object model choices { index message { role content } finishReason logprobs { content { token logprob topLogprobs { token } } } }
         usage { promptTokens completionTokens totalTokens } } }`,
       { r: request },
@@ -149,7 +149,7 @@ describe('typed mutations', () => {
     expect(wire.body.usage).toEqual({ prompt_tokens: completion.usage.promptTokens, completion_tokens: completion.usage.completionTokens, total_tokens: completion.usage.totalTokens });
 
     // The request schema's rules at the GraphQL path of the request.
-    const bad = await gql(`mutation($r: TrainingChatCompletionInput!) { createTrainingChatCompletion(request: $r) { id } }`, { r: { ...request, messages: [] } });
+    const bad = await gql(`mutation($r: ChatCompletionRequestInput!) { createTrainingChatCompletion(request: $r) { id } }`, { r: { ...request, messages: [] } });
     expect(bad.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['request', 'messages'] });
   });
 
