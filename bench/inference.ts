@@ -151,7 +151,7 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string): Pr
   const { pid, found } = await startProcess(
     process.execPath,
     // BENCH_TRELLIS_MAIN: another build's dist/server/main.js, to compare two versions with the same load.
-    [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'platform', 'main.js')],
+    [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'server', 'main.js')],
     {
       PORT: '0',
       TRELLIS_DATA_DIR: dataDir,

@@ -1,0 +1,189 @@
+import {
+  defaultFieldResolver,
+  getArgumentValues,
+  getNamedType,
+  getVariableValues,
+  GraphQLError,
+  isLeafType,
+  isNonNullType,
+  Kind,
+  locatedError,
+  type DocumentNode,
+  type ExecutionResult,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLLeafType,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { GraphQLContext } from './context.js';
+
+/**
+ * An operation that selects one root field of a scalar or enum type (`mutation ($body: JSONObject!) {
+ * openaiChatCompletion(body: $body) }`), executed without an execution engine: coerce the variables, compute the
+ * field's arguments, call its resolver (or, for a subscription, its event source, then its resolver per event) and
+ * serialize the value — what graphql-js does for such an operation, minus the machinery for selection sets, which a
+ * leaf has none of. Results, errors (located, with `originalError`) and event streams have graphql-js's shapes.
+ *
+ * Why: the inference hot path's operations are of this kind, and a streamed completion executes its subscription's
+ * selection once per chunk; graphql-jit's compiled execution still built a result tree, an error collector and
+ * promise chains for every event.
+ */
+export class LeafFieldOperation {
+  private constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly operation: OperationDefinitionNode,
+    private readonly parentType: GraphQLObjectType,
+    private readonly field: GraphQLField<unknown, unknown>,
+    private readonly node: FieldNode,
+    private readonly leafType: GraphQLLeafType,
+  ) {}
+
+  /** The operation as a LeafFieldOperation, or undefined when it is not one (fragments, directives, objects, lists). */
+  static of(schema: GraphQLSchema, document: DocumentNode): LeafFieldOperation | undefined {
+    if (document.definitions.length !== 1) return undefined;
+    const operation = document.definitions[0]!;
+    if (operation.kind !== Kind.OPERATION_DEFINITION || operation.directives?.length) return undefined;
+    const selections = operation.selectionSet.selections;
+    if (selections.length !== 1 || selections[0]!.kind !== Kind.FIELD) return undefined;
+    const node = selections[0]!;
+    if (node.directives?.length || node.selectionSet) return undefined;
+    const parentType = schema.getRootType(operation.operation);
+    const field = parentType?.getFields()[node.name.value];
+    if (!parentType || !field) return undefined;
+    const nullable = isNonNullType(field.type) ? field.type.ofType : field.type;
+    if (!isLeafType(nullable)) return undefined; // lists and objects need the engine
+    return new LeafFieldOperation(schema, operation, parentType, field, node, getNamedType(nullable) as GraphQLLeafType);
+  }
+
+  async execute(context: GraphQLContext, variables: Record<string, unknown>): Promise<ExecutionResult> {
+    const prepared = this.prepare(variables);
+    if (!prepared.ok) return prepared.result;
+    const { args, info } = prepared;
+    try {
+      const value = await (this.field.resolve ?? defaultFieldResolver)(undefined, args, context, info);
+      return this.complete(value);
+    } catch (error) {
+      return this.failed(error);
+    }
+  }
+
+  async subscribe(context: GraphQLContext, variables: Record<string, unknown>): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const prepared = this.prepare(variables);
+    if (!prepared.ok) return prepared.result;
+    const { args, info } = prepared;
+    let source: unknown;
+    try {
+      if (!this.field.subscribe) throw new GraphQLError(`Subscription field "${this.field.name}" has no event source`);
+      source = await this.field.subscribe(undefined, args, context, info);
+      if (source instanceof Error) throw source;
+      if (!isAsyncIterable(source)) throw new GraphQLError(`Subscription field must return Async Iterable. Received: ${String(source)}.`);
+    } catch (error) {
+      return { errors: [locatedError(error, [this.node], [this.key])] };
+    }
+    return this.events(source[Symbol.asyncIterator](), args, context, info);
+  }
+
+  private get key(): string {
+    return this.node.alias?.value ?? this.node.name.value;
+  }
+
+  private prepare(
+    variables: Record<string, unknown>,
+  ): { ok: true; args: Record<string, unknown>; info: GraphQLResolveInfo } | { ok: false; result: ExecutionResult } {
+    const coerced = getVariableValues(this.schema, this.operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
+    if (coerced.errors) return { ok: false, result: { errors: coerced.errors } };
+    const variableValues = coerced.coerced;
+    let args: Record<string, unknown>;
+    try {
+      args = getArgumentValues(this.field, this.node, variableValues);
+    } catch (error) {
+      return { ok: false, result: this.failed(error) };
+    }
+    const info: GraphQLResolveInfo = {
+      fieldName: this.field.name,
+      fieldNodes: [this.node],
+      returnType: this.field.type,
+      parentType: this.parentType,
+      path: { prev: undefined, key: this.key, typename: this.parentType.name },
+      schema: this.schema,
+      fragments: {},
+      rootValue: undefined,
+      operation: this.operation,
+      variableValues,
+    };
+    return { ok: true, args, info };
+  }
+
+  /** The field's value as graphql-js completes a leaf: null checks, then the type's serialization. */
+  private complete(value: unknown): ExecutionResult {
+    if (value instanceof Error) return this.failed(value);
+    if (value === null || value === undefined) {
+      if (isNonNullType(this.field.type)) {
+        return this.failed(new Error(`Cannot return null for non-nullable field ${this.parentType.name}.${this.field.name}.`));
+      }
+      return { data: { [this.key]: null } };
+    }
+    try {
+      const serialized = this.leafType.serialize(value);
+      if (serialized === undefined) throw new Error(`Expected \`${this.leafType.name}.serialize(${String(value)})\` to return non-nullable value, returned: undefined`);
+      return { data: { [this.key]: serialized } };
+    } catch (error) {
+      return this.failed(error);
+    }
+  }
+
+  /** A field error: the field's value is null, and so is `data` when the field is non-null (graphql-js's rule). */
+  private failed(error: unknown): ExecutionResult {
+    const located = locatedError(error, [this.node], [this.key]);
+    return isNonNullType(this.field.type) ? { data: null, errors: [located] } : { data: { [this.key]: null }, errors: [located] };
+  }
+
+  /** Each event of the source, resolved and completed as one result (graphql-js's mapAsyncIterator). */
+  private events(
+    source: AsyncIterator<unknown>,
+    args: Record<string, unknown>,
+    context: GraphQLContext,
+    info: GraphQLResolveInfo,
+  ): AsyncIterableIterator<ExecutionResult> {
+    const resolve = this.field.resolve ?? defaultFieldResolver;
+    const close = async () => {
+      if (source.return) await source.return();
+    };
+    const iterator: AsyncIterableIterator<ExecutionResult> = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: async () => {
+        const event = await source.next();
+        if (event.done) return { done: true, value: undefined };
+        // As graphql-js executes each event: a resolver's error is the event's result (errors), not the stream's end.
+        try {
+          let value = resolve(event.value, args, context, info);
+          if (isPromiseLike(value)) value = await value;
+          return { done: false, value: this.complete(value) };
+        } catch (error) {
+          return { done: false, value: this.failed(error) };
+        }
+      },
+      // Called when the consumer stops early: the source is told at once (not after its pending event).
+      return: async () => {
+        await close();
+        return { done: true, value: undefined };
+      },
+      throw: async (error: unknown) => {
+        await close();
+        throw error;
+      },
+    };
+    return iterator;
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
