@@ -3,7 +3,6 @@ import {
   getArgumentValues,
   getNamedType,
   getVariableValues,
-  GraphQLError,
   isLeafType,
   isNonNullType,
   Kind,
@@ -18,6 +17,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { inspect } from 'graphql/jsutils/inspect.js';
 import type { GraphQLContext } from './context.js';
 
 /**
@@ -61,8 +61,10 @@ export class LeafFieldOperation {
   async execute(context: GraphQLContext, variables: Record<string, unknown>): Promise<ExecutionResult> {
     const prepared = this.prepare(variables);
     if (!prepared.ok) return prepared.result;
-    const { args, info } = prepared;
+    const { variableValues, info } = prepared;
     try {
+      // An argument that cannot be computed is a field error, as in graphql-js's executeField.
+      const args = getArgumentValues(this.field, this.node, variableValues);
       const value = await (this.field.resolve ?? defaultFieldResolver)(undefined, args, context, info);
       return this.complete(value);
     } catch (error) {
@@ -70,19 +72,25 @@ export class LeafFieldOperation {
     }
   }
 
+  /**
+   * As graphql-js's `subscribe`: an event source that cannot be created (argument error, subscribe function throwing,
+   * rejecting or returning an Error) is a `{ errors }` result without data; one that is not async iterable (including
+   * none at all: graphql-js then reads the field off the undefined root) rejects, a programming error.
+   */
   async subscribe(context: GraphQLContext, variables: Record<string, unknown>): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const prepared = this.prepare(variables);
     if (!prepared.ok) return prepared.result;
-    const { args, info } = prepared;
+    const { variableValues, info } = prepared;
+    let args: Record<string, unknown>;
     let source: unknown;
     try {
-      if (!this.field.subscribe) throw new GraphQLError(`Subscription field "${this.field.name}" has no event source`);
-      source = await this.field.subscribe(undefined, args, context, info);
+      args = getArgumentValues(this.field, this.node, variableValues);
+      source = await (this.field.subscribe ?? defaultFieldResolver)(undefined, args, context, info);
       if (source instanceof Error) throw source;
-      if (!isAsyncIterable(source)) throw new GraphQLError(`Subscription field must return Async Iterable. Received: ${String(source)}.`);
     } catch (error) {
       return { errors: [locatedError(error, [this.node], [this.key])] };
     }
+    if (!isAsyncIterable(source)) throw new Error(`Subscription field must return Async Iterable. Received: ${inspect(source)}.`);
     return this.events(source[Symbol.asyncIterator](), args, context, info);
   }
 
@@ -92,16 +100,10 @@ export class LeafFieldOperation {
 
   private prepare(
     variables: Record<string, unknown>,
-  ): { ok: true; args: Record<string, unknown>; info: GraphQLResolveInfo } | { ok: false; result: ExecutionResult } {
+  ): { ok: true; variableValues: Record<string, unknown>; info: GraphQLResolveInfo } | { ok: false; result: ExecutionResult } {
     const coerced = getVariableValues(this.schema, this.operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
     if (coerced.errors) return { ok: false, result: { errors: coerced.errors } };
     const variableValues = coerced.coerced;
-    let args: Record<string, unknown>;
-    try {
-      args = getArgumentValues(this.field, this.node, variableValues);
-    } catch (error) {
-      return { ok: false, result: this.failed(error) };
-    }
     const info: GraphQLResolveInfo = {
       fieldName: this.field.name,
       fieldNodes: [this.node],
@@ -114,7 +116,7 @@ export class LeafFieldOperation {
       operation: this.operation,
       variableValues,
     };
-    return { ok: true, args, info };
+    return { ok: true, variableValues, info };
   }
 
   /** The field's value as graphql-js completes a leaf: null checks, then the type's serialization. */
@@ -128,20 +130,29 @@ export class LeafFieldOperation {
     }
     try {
       const serialized = this.leafType.serialize(value);
-      if (serialized === undefined) throw new Error(`Expected \`${this.leafType.name}.serialize(${String(value)})\` to return non-nullable value, returned: undefined`);
+      if (serialized === null || serialized === undefined) {
+        throw new Error(`Expected \`${inspect(this.leafType)}.serialize(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`);
+      }
       return { data: { [this.key]: serialized } };
     } catch (error) {
       return this.failed(error);
     }
   }
 
-  /** A field error: the field's value is null, and so is `data` when the field is non-null (graphql-js's rule). */
+  /**
+   * A field error: the field's value is null, and so is `data` when the field is non-null (graphql-js's rule). Keys in
+   * graphql-js's order (`errors` first), so the serialized response is the same text.
+   */
   private failed(error: unknown): ExecutionResult {
     const located = locatedError(error, [this.node], [this.key]);
-    return isNonNullType(this.field.type) ? { data: null, errors: [located] } : { data: { [this.key]: null }, errors: [located] };
+    return isNonNullType(this.field.type) ? { errors: [located], data: null } : { errors: [located], data: { [this.key]: null } };
   }
 
-  /** Each event of the source, resolved and completed as one result (graphql-js's mapAsyncIterator). */
+  /**
+   * Each event of the source, resolved and completed as one result: graphql-js's mapAsyncIterator over an execution
+   * with the event as the root value. The field's arguments are computed once (graphql-js recomputes equal ones per
+   * event).
+   */
   private events(
     source: AsyncIterator<unknown>,
     args: Record<string, unknown>,
@@ -149,30 +160,29 @@ export class LeafFieldOperation {
     info: GraphQLResolveInfo,
   ): AsyncIterableIterator<ExecutionResult> {
     const resolve = this.field.resolve ?? defaultFieldResolver;
-    const close = async () => {
-      if (source.return) await source.return();
+    const map = async (event: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> => {
+      if (event.done) return event;
+      // As graphql-js executes each event: a resolver's error is the event's result (errors), not the stream's end.
+      try {
+        let value = resolve(event.value, args, context, { ...info, rootValue: event.value });
+        if (isPromiseLike(value)) value = await value;
+        return { done: false, value: this.complete(value) };
+      } catch (error) {
+        return { done: false, value: this.failed(error) };
+      }
     };
     const iterator: AsyncIterableIterator<ExecutionResult> = {
       [Symbol.asyncIterator]: () => iterator,
-      next: async () => {
-        const event = await source.next();
-        if (event.done) return { done: true, value: undefined };
-        // As graphql-js executes each event: a resolver's error is the event's result (errors), not the stream's end.
-        try {
-          let value = resolve(event.value, args, context, info);
-          if (isPromiseLike(value)) value = await value;
-          return { done: false, value: this.complete(value) };
-        } catch (error) {
-          return { done: false, value: this.failed(error) };
-        }
-      },
+      next: async () => map(await source.next()),
       // Called when the consumer stops early: the source is told at once (not after its pending event).
-      return: async () => {
-        await close();
-        return { done: true, value: undefined };
-      },
+      return: async () => (source.return ? map(await source.return()) : { done: true, value: undefined }),
       throw: async (error: unknown) => {
-        await close();
+        if (source.throw) return map(await source.throw(error));
+        try {
+          await source.return?.();
+        } catch {
+          // The error thrown in is the one to report, as in graphql-js.
+        }
         throw error;
       },
     };
