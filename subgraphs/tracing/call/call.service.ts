@@ -242,7 +242,8 @@ export function toStartRow(start: CallStart, writer: Writer, at: (string | numbe
     project_id: start.project_id,
     id: start.id ?? uuidv7(),
     trace_id: start.trace_id ?? null,
-    fallback_trace_id: uuidv7(),
+    // Only read when the call names no trace (a root's new trace): no random id drawn for the rest.
+    fallback_trace_id: start.trace_id ?? uuidv7(),
     parent_id: start.parent_id ?? null,
     op_name: start.op_name,
     display_name: start.display_name ?? null,
