@@ -13,7 +13,8 @@ import { JSONObjectScalar, JSONScalar } from './scalars.js';
  * from that same schema: every declared property becomes a camelCase field with its nullability, enum, list and
  * nested input type, and its description. Nothing is written twice, so the two cannot drift:
  *
- * - `type` is the type-graphql input class for `@Arg(name, () => input.type)`;
+ * - `argType()` is the type of a resolver argument, `@Arg(name, () => input.argType())` (the value arrives as GraphQL
+ *   coerced it, not converted into class instances); `type` is the generated input class itself;
  * - `fromWire(body)` turns a (validated) REST body into the GraphQL variable value (the REST adapter's job);
  * - `handle(input, at, run)` turns the coerced GraphQL input back into the wire shape and hands it to `run` (the
  *   domain service, which validates it against the same schema as for REST), reporting any validation issue at
