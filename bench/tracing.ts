@@ -9,8 +9,13 @@
  * this process do not share its event loop. PostgreSQL: DATABASE_URL (a server URL) or an embedded cluster in a
  * temp dir. With DATABASE_URL, each run's database (trellis_bench_<time>) is kept on that server, and
  * `--only aggregate --reuse-db trellis_bench_<time>` measures again on its seeded rows without seeding anew.
+ *
+ * BENCH_PLATFORM_MAIN runs another build's `dist/server/main.js` as the platform (the same load and baselines against
+ * two versions, e.g. a worktree of main). Each REST load also prints the platform process's CPU time per request
+ * (Linux: /proc/<pid>/stat), which other work on a shared machine disturbs less than throughput.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -69,7 +74,8 @@ async function main() {
     const port = await freePort();
     // BENCH_PLATFORM_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the platform process.
     const nodeArgs = (process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    child = spawn(process.execPath, [...nodeArgs, path.join(here, '../server/main.js')], {
+    const platformMain = process.env.BENCH_PLATFORM_MAIN ?? path.join(here, '../server/main.js');
+    child = spawn(process.execPath, [...nodeArgs, platformMain], {
       env: {
         ...process.env,
         DATABASE_URL: databaseUrl,
@@ -97,6 +103,8 @@ async function main() {
       return text;
     };
     console.log(`Family A benchmark — Node ${process.version}, ${os.cpus().length} CPUs, ${SECONDS}s per load run, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'warn'}`);
+    if (process.env.BENCH_PLATFORM_MAIN) console.log(`platform: ${platformMain}`);
+    platformPid = child.pid;
     const fetchHealth = async () => {
       const response = await http.request({ method: 'GET', path: '/traces/health', headers: { authorization: AUTH } });
       await response.body.text();
@@ -154,13 +162,38 @@ function insertMany(rows: ReturnType<typeof callStart>[]) {
   return { text: `insert into tracing.calls (project_id, id, trace_id, op_name, started_at, attributes, inputs, wb_user_id) values ${tuples.join(', ')}`, values };
 }
 
-function printPair(title: string, rest: LoadResult, baseline: LoadResult, unit: string) {
+let platformPid: number | undefined;
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, what /proc reports utime and stime in on Linux
+
+/** The platform process's CPU time so far (user + system, ms), or undefined where /proc is not there. */
+function platformCpuMs(): number | undefined {
+  if (platformPid === undefined) return undefined;
+  try {
+    // Fields after the command (which may hold spaces, inside parentheses): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${platformPid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `runLoad` of a REST path, with the platform's CPU time per task (ms) when it can be read. */
+async function runRestLoad(label: string, options: Parameters<typeof runLoad>[1], task: () => Promise<void>): Promise<LoadResult & { cpuMsPerTask?: number }> {
+  const before = platformCpuMs();
+  const result = await runLoad(label, options, task);
+  const after = platformCpuMs();
+  const tasks = result.operations / (options.unitsPerTask ?? 1);
+  return before === undefined || after === undefined || tasks === 0 ? result : { ...result, cpuMsPerTask: (after - before) / tasks };
+}
+
+function printPair(title: string, rest: LoadResult & { cpuMsPerTask?: number }, baseline: LoadResult, unit: string) {
   console.log(`\n${title}`);
   console.log(`  ${'path'.padEnd(34)} ${unit.padStart(10)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} errors`);
   for (const result of [rest, baseline]) {
     console.log(`  ${result.label.padEnd(34)} ${fmt(result.perSecond, 0).padStart(10)} ${fmt(result.p50, 2).padStart(9)} ${fmt(result.p99, 2).padStart(9)} ${result.errors}`);
   }
   console.log(`  REST / baseline throughput: ${fmt(rest.perSecond / baseline.perSecond, 2)}`);
+  if (rest.cpuMsPerTask !== undefined) console.log(`  platform CPU per REST request: ${fmt(rest.cpuMsPerTask, 2)} ms`);
 }
 
 async function ingestion(post: (route: string, body: unknown) => Promise<string>, db: pg.Pool, fetchHealth: () => Promise<number>) {
@@ -172,7 +205,7 @@ async function ingestion(post: (route: string, body: unknown) => Promise<string>
     await db.query(INSERT_ONE, [row.project_id, id, id, row.op_name, row.started_at, row.attributes, row.inputs, 'bench']);
   });
 
-  const rest = await runLoad('REST POST /traces/call/start', { concurrency: 64, seconds: SECONDS }, async () => {
+  const rest = await runRestLoad('REST POST /traces/call/start', { concurrency: 64, seconds: SECONDS }, async () => {
     await post('/call/start', { start: callStart('trellis/bench') });
   });
   const baseline = await runLoad('pg single-row INSERT', { concurrency: 64, seconds: SECONDS }, async () => {
@@ -189,7 +222,7 @@ async function ingestion(post: (route: string, body: unknown) => Promise<string>
   console.log(`  ${floor.label.padEnd(34)} ${fmt(floor.perSecond, 0).padStart(10)} ${fmt(floor.p50, 2).padStart(9)} ${fmt(floor.p99, 2).padStart(9)} ${floor.errors}   (floor of the REST path)`);
 
   const BATCH = 1000;
-  const batchRest = await runLoad('REST POST /traces/call/upsert_batch', { concurrency: 4, seconds: SECONDS, unitsPerTask: BATCH }, async () => {
+  const batchRest = await runRestLoad('REST POST /traces/call/upsert_batch', { concurrency: 4, seconds: SECONDS, unitsPerTask: BATCH }, async () => {
     await post('/call/upsert_batch', {
       batch: Array.from({ length: BATCH }, () => ({ mode: 'start', req: { start: callStart('trellis/bench-batch', uuidv7()) } })),
     });
@@ -202,7 +235,7 @@ async function ingestion(post: (route: string, body: unknown) => Promise<string>
   // Scored feedback, as evaluations write it: each row goes through the three rollup triggers on either path (the
   // prefix sums of its hour and group are rebuilt), so this prices the rollups' write cost, not only the REST path.
   let n = 0;
-  const feedbackRest = await runLoad('REST POST /traces/feedback/create', { concurrency: 16, seconds: SECONDS }, async () => {
+  const feedbackRest = await runRestLoad('REST POST /traces/feedback/create', { concurrency: 16, seconds: SECONDS }, async () => {
     await post('/feedback/create', scoredFeedback('trellis/bench-fb', n++));
   });
   const feedbackBaseline = await runLoad('pg single-row INSERT (triggers)', { concurrency: 16, seconds: SECONDS }, async () => {

@@ -13,6 +13,7 @@ import { migrateSchema, type Migrations } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { attachInputFieldPaths } from './graphql/input-field-paths.js';
+import { describingTypedInputs } from './graphql/typed-input.js';
 import type { PlatformGraph } from './graphql/platform-graph.js';
 import type { RequestLimiter } from './model-access/request-limiter.js';
 
@@ -136,27 +137,33 @@ export interface SubgraphModule<Services = unknown> {
 export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): SubgraphModule<Services> {
   const build = async (services: Services | undefined): Promise<{ sdl: string; schema: GraphQLSchema }> => {
     const instances = new Map<Function, unknown>();
-    const typeSchema = await buildSchema({
-      resolvers: spec.resolvers,
-      orphanedTypes: spec.orphanedTypes,
-      skipCheck: true,
-      validate: false,
-      // type-graphql insists on a PubSub once a @Subscription exists; Trellis binds every subscription to an
-      // explicit `subscribe` function (or the `subscriptions` option), so this one must never be used.
-      pubSub: UNUSED_PUB_SUB,
-      container: {
-        get: (someClass: ResolverClass<Services>) => {
-          let instance = instances.get(someClass);
-          if (!instance) {
-            instance = new someClass(services as Services);
-            instances.set(someClass, instance);
-          }
-          return instance;
+    // Typed-input arguments are declared as their input classes while the type schema is built and printed, and
+    // reach resolvers unconverted afterwards (platform/graphql/typed-input.ts).
+    const { sdl, resolvers } = await describingTypedInputs(async () => {
+      const typeSchema = await buildSchema({
+        resolvers: spec.resolvers,
+        orphanedTypes: spec.orphanedTypes,
+        skipCheck: true,
+        validate: false,
+        // type-graphql insists on a PubSub once a @Subscription exists; Trellis binds every subscription to an
+        // explicit `subscribe` function (or the `subscriptions` option), so this one must never be used.
+        pubSub: UNUSED_PUB_SUB,
+        container: {
+          get: (someClass: ResolverClass<Services>) => {
+            let instance = instances.get(someClass);
+            if (!instance) {
+              instance = new someClass(services as Services);
+              instances.set(someClass, instance);
+            }
+            return instance;
+          },
         },
-      },
+      });
+      return {
+        sdl: `${FEDERATION_LINK}\n\n${withoutEmptyRootTypes(printSchemaWithDirectives(typeSchema))}`,
+        resolvers: createResolversMap(typeSchema) as Record<string, Record<string, unknown>>,
+      };
     });
-    const sdl = `${FEDERATION_LINK}\n\n${withoutEmptyRootTypes(printSchemaWithDirectives(typeSchema))}`;
-    const resolvers = createResolversMap(typeSchema) as Record<string, Record<string, unknown>>;
     if (services !== undefined && spec.references) {
       for (const [typeName, resolveReference] of Object.entries(spec.references(services))) {
         resolvers[typeName] = { ...(resolvers[typeName] ?? {}), __resolveReference: resolveReference };

@@ -13,7 +13,8 @@ import { JSONObjectScalar, JSONScalar } from './scalars.js';
  * from that same schema: every declared property becomes a camelCase field with its nullability, enum, list and
  * nested input type, and its description. Nothing is written twice, so the two cannot drift:
  *
- * - `type` is the type-graphql input class for `@Arg(name, () => input.type)`;
+ * - `argType()` is the type of a resolver argument, `@Arg(name, () => input.argType())` (the value arrives as GraphQL
+ *   coerced it, not converted into class instances); `type` is the generated input class itself;
  * - `fromWire(body)` turns a (validated) REST body into the GraphQL variable value (the REST adapter's job);
  * - `handle(input, at, run)` turns the coerced GraphQL input back into the wire shape and hands it to `run` (the
  *   domain service, which validates it against the same schema as for REST), reporting any validation issue at
@@ -33,6 +34,13 @@ import { JSONObjectScalar, JSONScalar } from './scalars.js';
  */
 export interface TypedInput<S extends TSchema> {
   readonly type: ClassType;
+  /**
+   * The type of a resolver argument of this input: `@Arg('input', () => X.argType(), …)`, or
+   * `() => [X.argType()]` for a list. The schema declares the argument as this input type, and the resolver receives
+   * the value exactly as GraphQL coerced it (plain objects), without type-graphql's conversion into class instances:
+   * see `describingTypedInputs`.
+   */
+  argType(): ClassType;
   readonly schema: S;
   fromWire(value: Static<S>): Record<string, unknown>;
   /** The wire value of a coerced GraphQL input (not validated: the domain service validates what it is given). */
@@ -88,6 +96,7 @@ export function typedInput<S extends TSchema>(schema: S): TypedInput<S> {
   const type = classOf(plan);
   return {
     type,
+    argType: () => (describing > 0 ? type : (PASS_THROUGH as unknown as ClassType)),
     schema,
     fromWire: (value) => toGraphQLValue(plan, value) as Record<string, unknown>,
     toWire: (input) => toWireValue(plan, input) as Static<S>,
@@ -102,6 +111,40 @@ export function typedInput<S extends TSchema>(schema: S): TypedInput<S> {
     locate: (loc, at) => graphqlLocation(plan, loc, at),
     wireLocation: (loc, at) => wireLocation(plan, loc, at),
   };
+}
+
+/**
+ * Typed-input arguments without type-graphql's instance conversion. type-graphql converts every input-object
+ * argument into instances of its input classes before calling a resolver, field by field and item by item, and
+ * re-derives each nested input type as it goes (a linear search over every input type of the process per nested
+ * object): on a 1,000-call `upsertCalls` batch that cost more than GraphQL's own coercion of the variables. Resolvers
+ * of typed inputs only ever map the value back to the wire shape (`toWire`, `handle`), so instances buy nothing.
+ *
+ * type-graphql asks an argument's type function twice over: while a schema is built (to declare the argument) and
+ * on every call (to pick the class to convert into). `argType()` answers the input class while a schema is being
+ * described — `describingTypedInputs(build)`, which `defineSubgraph` wraps around building and printing its type
+ * schema — and otherwise a scalar that type-graphql passes through as it is. The counter covers overlapping builds
+ * (several platforms in one test process); a call served while some build is under way gets instances, as before.
+ */
+let describing = 0;
+
+/** A scalar type-graphql hands over unconverted; never part of a schema (a schema built outside the scope shows it). */
+const PASS_THROUGH = new GraphQLScalarType({
+  name: 'TypedInputArgumentOutsideDescribingTypedInputs',
+  description: 'Never in a schema: build type-graphql schemas inside describingTypedInputs',
+  serialize: () => {
+    throw new Error('typed-input pass-through marker used as a schema type; build schemas inside describingTypedInputs');
+  },
+});
+
+/** Runs `build` (type-graphql's buildSchema, and every use of its lazily built types) with typed-input arguments declared as their input classes. */
+export async function describingTypedInputs<T>(build: () => Promise<T> | T): Promise<T> {
+  describing++;
+  try {
+    return await build();
+  } finally {
+    describing--;
+  }
 }
 
 /** A GraphQL field name for a wire key: `op_name` → `opName`, `$expr` → `expr`. */

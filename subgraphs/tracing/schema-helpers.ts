@@ -19,7 +19,11 @@ export const IsoDateTime = Type.String({
   description: 'ISO 8601 date-time (UTC when no offset is given)',
 });
 
+/** What `Date.prototype.toISOString` writes (the JavaScript SDK's timestamps): nothing to adjust before parsing. */
+const DATE_ISO_STRING = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export function parseIsoDateTime(value: string): Date {
+  if (DATE_ISO_STRING.test(value)) return new Date(value);
   const zoned = /(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(value.slice(10)) ? value : `${value}Z`;
   // JavaScript dates keep milliseconds; extra fractional digits are dropped.
   return new Date(zoned.replace(' ', 'T').replace(/(\.\d{3})\d+/, '$1'));

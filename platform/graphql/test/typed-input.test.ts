@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { GraphQLSchema, printType, type GraphQLInputObjectType } from 'graphql';
-import { buildSchema, Arg, Mutation, Resolver } from 'type-graphql';
+import { execute, parse, printSchema, GraphQLSchema, printType, type GraphQLInputObjectType } from 'graphql';
+import { buildSchema, Arg, Mutation, Query, Resolver } from 'type-graphql';
 import { describe, expect, it } from 'vitest';
 import { ValidationFailedError } from '../../errors.js';
 import { validateOrThrow } from '../../validation.js';
-import { typedInput } from '../typed-input.js';
+import { describingTypedInputs, typedInput } from '../typed-input.js';
 
 const Sort = Type.Object(
   {
@@ -31,6 +31,22 @@ const BodyInput = typedInput(Body);
 class TestResolver {
   @Mutation(() => Boolean)
   take(@Arg('input', () => BodyInput.type) _input: unknown): boolean {
+    return true;
+  }
+}
+
+/** What resolvers of `argType()` arguments receive. */
+const received: unknown[] = [];
+@Resolver()
+class PassThroughResolver {
+  @Query(() => Boolean)
+  ok(): boolean {
+    return true;
+  }
+
+  @Mutation(() => Boolean)
+  takeMany(@Arg('items', () => [BodyInput.argType()]) items: unknown[], @Arg('one', () => BodyInput.argType(), { nullable: true }) one: unknown): boolean {
+    received.push(items, one);
     return true;
   }
 }
@@ -85,5 +101,32 @@ describe('typed inputs generated from a request schema', () => {
 
   it('refuses two different schemas under one GraphQL name', () => {
     expect(() => typedInput(Type.Object({ other: Type.String() }, { graphqlName: 'TestBodyInput' }))).toThrow(/two different schemas/);
+  });
+
+  it('hands argType() arguments to resolvers as GraphQL coerced them, declared as the input type in the schema', async () => {
+    const schema = await describingTypedInputs(async () => {
+      const built = await buildSchema({ resolvers: [PassThroughResolver], validate: false, skipCheck: true });
+      printSchema(built); // type-graphql builds fields lazily: whatever reads them must run in the scope too
+      return built;
+    });
+    expect(printSchema(schema)).toContain('items: [TestBodyInput!]!');
+    expect(printSchema(schema)).toContain('one: TestBodyInput');
+    expect(printSchema(schema)).not.toContain('TypedInputArgumentOutsideDescribingTypedInputs');
+    const item = { projectId: 'a/b', sortBy: [{ field: 'x', direction: 'ASC' }], inputs: { k: 1 }, value: null };
+    received.length = 0;
+    const result = await execute({
+      schema,
+      document: parse('mutation($items: [TestBodyInput!]!, $one: TestBodyInput) { takeMany(items: $items, one: $one) }'),
+      variableValues: { items: [item, item], one: item },
+    });
+    expect(result.errors).toBeUndefined();
+    const [items, one] = received as [Record<string, unknown>[], Record<string, unknown>];
+    // Enum values arrive as their internal (wire) values, as graphql-js coerces them.
+    const coerced = { ...item, sortBy: [{ field: 'x', direction: 'asc' }] };
+    expect(items).toEqual([coerced, coerced]);
+    expect(one).toEqual(coerced);
+    // Not converted into instances of the generated classes (type-graphql's conversion, skipped).
+    for (const value of [items[0], one]) expect(value).not.toBeInstanceOf(BodyInput.type);
+    expect(BodyInput.toWire(items[0])).toEqual({ project_id: 'a/b', sort_by: [{ field: 'x', direction: 'asc' }], inputs: { k: 1 }, value: null });
   });
 });

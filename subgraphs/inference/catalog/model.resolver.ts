@@ -26,7 +26,7 @@ export class ModelResolver {
 
   @Mutation(() => InferenceModel, { description: 'Platform administrators: add a catalog model, or replace the one with the same id' })
   async registerInferenceModel(
-    @Arg('definition', () => InferenceModelDefinitionInput.type, { description: 'The model, as in TRELLIS_MODELS_FILE' }) definition: unknown,
+    @Arg('definition', () => InferenceModelDefinitionInput.argType(), { description: 'The model, as in TRELLIS_MODELS_FILE' }) definition: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<InferenceModel> {
     requirePlatformAdmin(context);

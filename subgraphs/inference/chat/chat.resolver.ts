@@ -28,7 +28,7 @@ export class ChatResolver {
 
   @Mutation(() => ChatCompletionObject, { description: 'Ask a catalog model to continue a conversation (a chat completion)' })
   async createChatCompletion(
-    @Arg('request', () => ChatCompletionRequestInput.type, { description: REQUEST_DESCRIPTION }) request: unknown,
+    @Arg('request', () => ChatCompletionRequestInput.argType(), { description: REQUEST_DESCRIPTION }) request: unknown,
     @Arg('project', () => String, { nullable: true, description: PROJECT_DESCRIPTION }) project: string | null,
     @Ctx() context: GraphQLContext,
   ): Promise<ChatCompletionObject> {
@@ -69,7 +69,7 @@ export class ChatResolver {
   chatCompletionChunks(
     // The bound event source yields typed chunks already (index.ts), and bound fields resolve to the event itself.
     @Root() chunk: ChatCompletionChunkObject,
-    @Arg('request', () => ChatCompletionRequestInput.type, { description: REQUEST_DESCRIPTION }) _request: unknown,
+    @Arg('request', () => ChatCompletionRequestInput.argType(), { description: REQUEST_DESCRIPTION }) _request: unknown,
     @Arg('project', () => String, { nullable: true, description: PROJECT_DESCRIPTION }) _project: string | null,
   ): ChatCompletionChunkObject {
     return chunk;

@@ -20,7 +20,7 @@ import {
   ProjectCallEndInput,
   ProjectCallStartInput,
 } from './call.inputs.js';
-import { CallBatchBody, CallUpdateBody, CompletedCallsBody, MAX_CALLS_PAGE } from './call.schemas.js';
+import { CallUpdateBody, CompletedCallsBody, MAX_CALLS_PAGE } from './call.schemas.js';
 import { Call, CallConnection, CallStartResult, CallUpsertResult, toCall } from './call.type.js';
 
 interface CallFeedbackKey {
@@ -67,7 +67,7 @@ export class CallResolver {
 
   @Mutation(() => CallStartResult, { description: 'Records the start of a call (one traced operation). Also at POST /traces/call/start.' })
   async startCall(
-    @Arg('input', () => CallStartInput.type, { description: 'The call as it starts' }) input: unknown,
+    @Arg('input', () => CallStartInput.argType(), { description: 'The call as it starts' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<CallStartResult> {
     const { id, trace_id } = await CallStartInput.handle(input, AT_START, (start) => this.services.calls.start(writerOf(context), { start }));
@@ -76,7 +76,7 @@ export class CallResolver {
 
   @Mutation(() => Boolean, { description: "Records the end of a call: its output or exception and its summary. Also at POST /traces/call/end." })
   async endCall(
-    @Arg('input', () => CallEndInput.type, { description: 'The end of the call' }) input: unknown,
+    @Arg('input', () => CallEndInput.argType(), { description: 'The end of the call' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     await CallEndInput.handle(input, AT_END, (end) => this.services.calls.end(writerOf(context), { end }));
@@ -89,12 +89,15 @@ export class CallResolver {
       'items (id and trace id for a start, nulls for an end). Also at POST /traces/call/upsert_batch.',
   })
   async upsertCalls(
-    @Arg('items', () => [CallBatchItemInput.type], { description: 'The starts and ends, in order' }) items: unknown[],
+    @Arg('items', () => [CallBatchItemInput.argType()], { description: 'The starts and ends, in order' }) items: unknown[],
     @Ctx() context: GraphQLContext,
   ): Promise<CallUpsertResult[]> {
+    // The batch's own schema (CallBatchBody) adds to its items' rules only the wrapper's shape, which the mapping
+    // builds, and at least one item: the service validates each item (once), so the batch is not validated again.
+    if (items.length === 0) throw new ValidationFailedError([{ loc: ['items'], msg: 'List should have at least 1 items', type: 'too_short' }]);
     const batch = items.map((item, index) => callBatchItemToWire(item as { start?: unknown; end?: unknown }, index));
     try {
-      const results = await this.services.calls.upsertBatch(writerOf(context), validateOrThrow(CallBatchBody, { batch }, 'body'));
+      const results = await this.services.calls.upsertBatch(writerOf(context), { batch });
       return results.map((result) => ({ id: result.id ?? null, traceId: result.trace_id ?? null }));
     } catch (error) {
       throw relocateBatchIssues(error, batch);
@@ -107,7 +110,7 @@ export class CallResolver {
   async completeCalls(
     @Arg('entity', () => String, { description: 'The entity (team or user) owning the project' }) entity: string,
     @Arg('project', () => String, { description: 'The project name' }) project: string,
-    @Arg('calls', () => [CompletedCallInput.type], { description: 'The completed calls' }) calls: unknown[],
+    @Arg('calls', () => [CompletedCallInput.argType()], { description: 'The completed calls' }) calls: unknown[],
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
@@ -128,7 +131,7 @@ export class CallResolver {
   async startProjectCall(
     @Arg('entity', () => String, { description: 'The entity (team or user) owning the project' }) entity: string,
     @Arg('project', () => String, { description: 'The project name' }) project: string,
-    @Arg('input', () => ProjectCallStartInput.type, { description: 'The call as it starts' }) input: unknown,
+    @Arg('input', () => ProjectCallStartInput.argType(), { description: 'The call as it starts' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<CallStartResult> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
@@ -144,7 +147,7 @@ export class CallResolver {
   async endProjectCall(
     @Arg('entity', () => String, { description: 'The entity (team or user) owning the project' }) entity: string,
     @Arg('project', () => String, { description: 'The project name' }) project: string,
-    @Arg('input', () => ProjectCallEndInput.type, { description: 'The end of the call' }) input: unknown,
+    @Arg('input', () => ProjectCallEndInput.argType(), { description: 'The end of the call' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
@@ -154,7 +157,7 @@ export class CallResolver {
 
   @Mutation(() => Boolean, { description: "Renames a call (its display name). Also at POST /traces/call/update." })
   async updateCall(
-    @Arg('input', () => CallUpdateInput.type, { description: 'The call and its new name' }) input: unknown,
+    @Arg('input', () => CallUpdateInput.argType(), { description: 'The call and its new name' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     await CallUpdateInput.handle(input, { arg: 'input', wire: ['body'] }, async (wire) => {

@@ -231,9 +231,10 @@ function authorizeProjects(writer: Writer, projectIds: string[]): void {
   for (const entity of new Set(projectIds.map((id) => parseProjectId(id)!.entity))) writer.assertWriter(entity);
 }
 
-function isoAt(value: string, loc: (string | number)[]): string {
+/** `value` normalized to UTC; a 422 at `[...at, field]` when it is no date (the location is built only then). */
+function isoAt(value: string, at: (string | number)[], field: string): string {
   const date = parseIsoDateTime(value);
-  if (Number.isNaN(date.getTime())) throw new ValidationFailedError([{ loc, msg: 'Input should be a valid datetime', type: 'datetime_parsing' }]);
+  if (Number.isNaN(date.getTime())) throw new ValidationFailedError([{ loc: [...at, field], msg: 'Input should be a valid datetime', type: 'datetime_parsing' }]);
   return date.toISOString();
 }
 
@@ -242,13 +243,14 @@ export function toStartRow(start: CallStart, writer: Writer, at: (string | numbe
     project_id: start.project_id,
     id: start.id ?? uuidv7(),
     trace_id: start.trace_id ?? null,
-    fallback_trace_id: uuidv7(),
+    // Only read when the call names no trace (a root's new trace): no random id drawn for the rest.
+    fallback_trace_id: start.trace_id ?? uuidv7(),
     parent_id: start.parent_id ?? null,
     op_name: start.op_name,
     display_name: start.display_name ?? null,
     thread_id: start.thread_id ?? null,
     turn_id: start.turn_id ?? null,
-    started_at: isoAt(start.started_at, [...at, 'started_at']),
+    started_at: isoAt(start.started_at, at, 'started_at'),
     attributes: start.attributes,
     inputs: start.inputs,
     otel_dump: start.otel_dump ?? null,
@@ -263,7 +265,7 @@ function toEndRow(end: CallEnd, at: (string | number)[]): CallEndRow {
   return {
     project_id: end.project_id,
     id: end.id,
-    ended_at: isoAt(end.ended_at, [...at, 'ended_at']),
+    ended_at: isoAt(end.ended_at, at, 'ended_at'),
     // JSON null and "no output" are both stored as SQL NULL.
     output: end.output ?? null,
     summary: end.summary,

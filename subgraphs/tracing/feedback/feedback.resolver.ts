@@ -13,7 +13,7 @@ export class FeedbackResolver {
     description: 'Records feedback (a reaction, note, annotation or score) on a call or object of a project. Also at POST /traces/feedback/create.',
   })
   async createFeedback(
-    @Arg('input', () => FeedbackCreateInput.type, { description: 'The feedback and what it is on' }) input: unknown,
+    @Arg('input', () => FeedbackCreateInput.argType(), { description: 'The feedback and what it is on' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<Feedback> {
     return toFeedback(await FeedbackCreateInput.handle(input, { arg: 'input', wire: ['body'] }, (body) => this.services.feedback.create(writerOf(context), body)));

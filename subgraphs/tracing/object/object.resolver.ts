@@ -19,7 +19,7 @@ export class ObjectResolver {
       'again answers the same digest and adds no version. Also at POST /traces/obj/create.',
   })
   async createTraceObject(
-    @Arg('input', () => TraceObjectCreateInput.type, { description: 'The object and its value' }) input: unknown,
+    @Arg('input', () => TraceObjectCreateInput.argType(), { description: 'The object and its value' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<ObjectCreateResult> {
     const { digest, object_id } = await TraceObjectCreateInput.handle(input, AT_OBJECT, (obj) => this.services.objects.createObject(writerOf(context), { obj }));
@@ -30,7 +30,7 @@ export class ObjectResolver {
     description: 'Stores a table (rows in order, each addressed by its digest); the table is addressed by the digest of its row digests. Also at POST /traces/table/create.',
   })
   async createTraceTable(
-    @Arg('input', () => TraceTableCreateInput.type, { description: 'The table and its rows' }) input: unknown,
+    @Arg('input', () => TraceTableCreateInput.argType(), { description: 'The table and its rows' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TableCreateResult> {
     const { digest, row_digests } = await TraceTableCreateInput.handle(input, AT_TABLE, (table) => this.services.objects.createTable(writerOf(context), { table }));
@@ -41,7 +41,7 @@ export class ObjectResolver {
     description: `Stores a file (at most ${MAX_FILE_BYTES / 1024 / 1024} MiB) and answers its digest, by which objects refer to it. Also at POST /traces/file/create (multipart).`,
   })
   async createTraceFile(
-    @Arg('input', () => TraceFileCreateInput.type, { description: 'The project and the bytes' }) input: unknown,
+    @Arg('input', () => TraceFileCreateInput.argType(), { description: 'The project and the bytes' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     return TraceFileCreateInput.handle(input, { arg: 'input', wire: ['body'] }, async (wire) => {

@@ -53,7 +53,7 @@ export class TracingProjectResolver {
   callCount(
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
-    @Arg('filter', () => CallFilterInput.type, CALL_FILTER) filter: CallsFilterInput | null,
+    @Arg('filter', () => CallFilterInput.argType(), CALL_FILTER) filter: CallsFilterInput | null,
     @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
   ): Promise<number> {
     const projectId = projectIdOf(project, context);
@@ -72,10 +72,10 @@ export class TracingProjectResolver {
   async calls(
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
-    @Arg('filter', () => CallFilterInput.type, CALL_FILTER) filter: CallsFilterInput | null,
+    @Arg('filter', () => CallFilterInput.argType(), CALL_FILTER) filter: CallsFilterInput | null,
     @Arg('first', () => Int, { nullable: true, description: CALL_PAGING.first }) first: number | null,
     @Arg('after', () => String, { nullable: true, description: CALL_PAGING.after }) after: string | null,
-    @Arg('sortBy', () => [CallSortInput.type], { nullable: true, description: 'Sort keys, in order, before the call id' }) sortBy: unknown[] | null,
+    @Arg('sortBy', () => [CallSortInput.argType()], { nullable: true, description: 'Sort keys, in order, before the call id' }) sortBy: unknown[] | null,
     @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
     @Arg('columns', () => [String], {
       nullable: true,
@@ -162,9 +162,9 @@ export class TracingProjectResolver {
   async traceObjects(
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
-    @Arg('filter', () => TraceObjectFilterInput.type, { nullable: true, description: 'Only the versions this filter selects' })
+    @Arg('filter', () => TraceObjectFilterInput.argType(), { nullable: true, description: 'Only the versions this filter selects' })
     filter: Parameters<TracingServices['objects']['queryObjects']>[1] | null,
-    @Arg('sortBy', () => [ObjectSortInput.type], { nullable: true, description: 'Sort keys, in order, before the name and version order' }) sortBy: unknown[] | null,
+    @Arg('sortBy', () => [ObjectSortInput.argType()], { nullable: true, description: 'Sort keys, in order, before the name and version order' }) sortBy: unknown[] | null,
     @Arg('first', () => Int, { nullable: true, description: OBJECT_PAGING.first }) first: number | null,
     @Arg('after', () => String, { nullable: true, description: OBJECT_PAGING.after }) after: string | null,
   ): Promise<TraceObjectConnection> {
@@ -182,7 +182,7 @@ export class TracingProjectResolver {
     @Root() project: Project,
     @Arg('digest', () => String, { description: "The table's digest" }) digest: string,
     @Ctx() context: GraphQLContext,
-    @Arg('filter', () => TraceTableRowFilterInput.type, { nullable: true, description: 'Only the rows this filter selects' })
+    @Arg('filter', () => TraceTableRowFilterInput.argType(), { nullable: true, description: 'Only the rows this filter selects' })
     filter: { rowDigests?: string[] | null } | null,
     @Arg('first', () => Int, { nullable: true, description: TABLE_ROW_PAGING.first }) first: number | null,
     @Arg('after', () => String, { nullable: true, description: TABLE_ROW_PAGING.after }) after: string | null,
@@ -214,7 +214,7 @@ export class TracingProjectResolver {
     @Ctx() context: GraphQLContext,
     @Arg('weaveRefs', () => [String], { nullable: true, description: 'Only feedback on one of these calls or objects (refs)' }) weaveRefs: string[] | null,
     @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
-    @Arg('sortBy', () => [FeedbackSortInput.type], { nullable: true, description: 'Sort keys, in order, before the creation order' }) sortBy: unknown[] | null,
+    @Arg('sortBy', () => [FeedbackSortInput.argType()], { nullable: true, description: 'Sort keys, in order, before the creation order' }) sortBy: unknown[] | null,
     @Arg('newestFirst', () => Boolean, { nullable: true, defaultValue: false, description: 'The creation order newest first (default oldest first)' })
     newestFirst: boolean,
     @Arg('first', () => Int, { nullable: true, description: FEEDBACK_PAGING.first }) first: number | null,
@@ -234,7 +234,7 @@ export class TracingProjectResolver {
   async feedbackAggregate(
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
-    @Arg('input', () => FeedbackAggregateInput.type, { description: 'The window, the filters, the buckets and the groups' }) input: unknown,
+    @Arg('input', () => FeedbackAggregateInput.argType(), { description: 'The window, the filters, the buckets and the groups' }) input: unknown,
   ): Promise<FeedbackAggregate> {
     const projectId = projectIdOf(project, context);
     // The service validates the REST body's form, so GraphQL and REST callers meet the same rules.

@@ -21,7 +21,7 @@ export class ScoreResolver {
   async createScore(
     @Arg('entity', () => String, ENTITY) entity: string,
     @Arg('project', () => String, PROJECT) project: string,
-    @Arg('input', () => ScoreCreateInput.type, { description: 'The score' }) input: unknown,
+    @Arg('input', () => ScoreCreateInput.argType(), { description: 'The score' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
@@ -35,7 +35,7 @@ export class ScoreResolver {
   async createPrediction(
     @Arg('entity', () => String, ENTITY) entity: string,
     @Arg('project', () => String, PROJECT) project: string,
-    @Arg('input', () => PredictionCreateInput.type, { description: 'The prediction' }) input: unknown,
+    @Arg('input', () => PredictionCreateInput.argType(), { description: 'The prediction' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
@@ -50,7 +50,7 @@ export class ScoreResolver {
   async createEvaluationRun(
     @Arg('entity', () => String, ENTITY) entity: string,
     @Arg('project', () => String, PROJECT) project: string,
-    @Arg('input', () => EvaluationRunCreateInput.type, { description: 'The evaluation and the model' }) input: unknown,
+    @Arg('input', () => EvaluationRunCreateInput.argType(), { description: 'The evaluation and the model' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<string> {
     const { writer, projectId } = projectWriterOf(context, entity, project);
@@ -64,7 +64,7 @@ export class ScoreResolver {
     @Arg('entity', () => String, ENTITY) entity: string,
     @Arg('project', () => String, PROJECT) project: string,
     @Arg('id', () => String, { description: 'The evaluation run' }) id: string,
-    @Arg('input', () => EvaluationRunFinishInput.type, { nullable: true, description: 'Its summary (none: an empty summary)' }) input: unknown,
+    @Arg('input', () => EvaluationRunFinishInput.argType(), { nullable: true, description: 'Its summary (none: an empty summary)' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     const { writer, projectId } = projectWriterOf(context, entity, project);

@@ -48,6 +48,39 @@ describe('typed mutations', () => {
     expect(rest).toMatchObject({ status: 422, body: { detail: [{ loc: ['body', 'weave_ref'], type: 'string_too_short' }] } });
   });
 
+  it('upsertCalls records a batch of starts and ends, all or nothing, and reports problems at GraphQL paths', async () => {
+    const UPSERT = `mutation($items: [CallBatchItemInput!]!) { upsertCalls(items: $items) { id traceId } }`;
+    const now = new Date().toISOString();
+    const start = (id: string, fields: Record<string, unknown> = {}) => ({ start: { projectId: P, id, opName: 'op', startedAt: now, attributes: {}, inputs: { q: 1 }, ...fields } });
+    const ok = await platform.graphql(UPSERT, {
+      items: [start('batch-a', { traceId: 'batch-trace' }), { end: { projectId: P, id: 'batch-a', endedAt: now, summary: {}, output: 'done' } }],
+    });
+    expect(ok.body.errors).toBeUndefined();
+    expect(ok.body.data.upsertCalls).toEqual([{ id: 'batch-a', traceId: 'batch-trace' }, { id: null, traceId: null }]);
+    const read = await traces(platform, '/call/read', { project_id: P, id: 'batch-a' });
+    expect(read.body.call).toMatchObject({ trace_id: 'batch-trace', inputs: { q: 1 }, output: 'done' });
+
+    const stored = async (id: string) =>
+      (await platform.graphql(`query($id: String!) { project(entity: "trellis", name: "typed") { call(id: $id) { id } } }`, { id })).body.data.project.call;
+    const issuesOf = (response: { body: any }) => {
+      expect(response.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED' });
+      return response.body.errors[0].extensions.issues.map((issue: { loc: unknown }) => issue.loc);
+    };
+    // An item the request schema refuses: at the item's GraphQL path, and nothing of the batch is written.
+    const bad = await platform.graphql(UPSERT, { items: [start('batch-b'), start('batch-c', { opName: '' }), { end: { projectId: P, id: 'batch-b', endedAt: 'never', summary: {} } }] });
+    expect(issuesOf(bad)).toEqual([
+      ['items', 1, 'start', 'opName'],
+      ['items', 2, 'end', 'endedAt'],
+    ]);
+    expect(await stored('batch-b')).toBeNull();
+    // Exactly one of start and end per item; and at least one item.
+    expect(issuesOf(await platform.graphql(UPSERT, { items: [start('batch-d'), { ...start('batch-e'), end: { projectId: P, id: 'batch-e', endedAt: now, summary: {} } }] }))).toEqual([
+      ['items', 1],
+    ]);
+    expect(issuesOf(await platform.graphql(UPSERT, { items: [] }))).toEqual([['items']]);
+    expect(await stored('batch-d')).toBeNull();
+  });
+
   it('objects, tables and files take typed inputs', async () => {
     const object = await platform.graphql(`mutation($input: TraceObjectCreateInput!) { createTraceObject(input: $input) { digest objectId } }`, {
       input: { projectId: P, objectId: 'Dataset', val: null },

@@ -15,7 +15,7 @@ export class CheckpointChatResolver {
       'OpenAI chat completion against a base model or a checkpoint (wandb-artifact:///entity/project/name:step<N>|latest); logprobs when asked. Also at POST /training/v1/chat/completions',
   })
   async createTrainingChatCompletion(
-    @Arg('request', () => TrainingChatCompletionInput.type, { description: 'The chat-completions request; `model` is a base model or a checkpoint (wandb-artifact:///{entity}/{project}/{model}:step<N> or :latest)' }) request: unknown,
+    @Arg('request', () => TrainingChatCompletionInput.argType(), { description: 'The chat-completions request; `model` is a base model or a checkpoint (wandb-artifact:///{entity}/{project}/{model}:step<N> or :latest)' }) request: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingChatCompletion> {
     const caller = { principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal };
@@ -37,7 +37,7 @@ export class CheckpointChatResolver {
   })
   trainingChatCompletionChunks(
     @Root() chunk: Record<string, unknown>,
-    @Arg('request', () => TrainingChatCompletionInput.type, { description: 'The chat-completions request (stream is implied)' }) _request: unknown,
+    @Arg('request', () => TrainingChatCompletionInput.argType(), { description: 'The chat-completions request (stream is implied)' }) _request: unknown,
   ): Record<string, unknown> {
     return chunk;
   }

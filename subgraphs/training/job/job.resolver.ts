@@ -26,7 +26,7 @@ export class TrainingJobResolver {
     description: 'Queues a reinforcement-learning job on scored trajectory groups. Also at POST /training/v1/preview/training-jobs',
   })
   async createRlTrainingJob(
-    @Arg('input', () => RlTrainingJobCreateInput.type, { description: 'The model, the trajectory groups and the trainer settings' }) input: unknown,
+    @Arg('input', () => RlTrainingJobCreateInput.argType(), { description: 'The model, the trajectory groups and the trainer settings' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingJob> {
     const principal = requirePrincipal(context);
@@ -37,7 +37,7 @@ export class TrainingJobResolver {
     description: 'Queues a supervised fine-tuning job on a dataset artifact. Also at POST /training/v1/preview/sft-training-jobs',
   })
   async createSftTrainingJob(
-    @Arg('input', () => SftTrainingJobCreateInput.type, { description: 'The model, the dataset and the settings' }) input: unknown,
+    @Arg('input', () => SftTrainingJobCreateInput.argType(), { description: 'The model, the dataset and the settings' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingJob> {
     const caller = { principal: requirePrincipal(context), requestId: context.requestId, signal: context.signal };

@@ -38,7 +38,7 @@ export class TrainingModelResolver {
       "Creates a trainable model (entity null = the caller's default entity); with returnExisting, returns the model of that name when it exists. Also at POST /training/v1/preview/models",
   })
   async createTrainingModel(
-    @Arg('input', () => TrainingModelCreateInput.type, { description: 'The model to create' }) input: unknown,
+    @Arg('input', () => TrainingModelCreateInput.argType(), { description: 'The model to create' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingModel> {
     const principal = requirePrincipal(context);
@@ -55,7 +55,7 @@ export class TrainingModelResolver {
   })
   async deleteTrainingCheckpoints(
     @Arg('modelId', () => ID, { description: 'The model whose checkpoints to delete' }) modelId: string,
-    @Arg('input', () => TrainingCheckpointDeleteInput.type, { description: 'The steps to delete' }) input: unknown,
+    @Arg('input', () => TrainingCheckpointDeleteInput.argType(), { description: 'The steps to delete' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingCheckpointDeletion> {
     await this.services.training.model(requirePrincipal(context), modelId);
@@ -65,7 +65,7 @@ export class TrainingModelResolver {
   @Mutation(() => Boolean, { description: 'Stores trajectory groups of a model for a split. Also at POST /training/v1/preview/models/{model_id}/log' })
   async logTrajectories(
     @Arg('modelId', () => ID, { description: 'The model the trajectories were sampled from' }) modelId: string,
-    @Arg('input', () => TrajectoryLogInput.type, { description: 'The split and its trajectory groups' }) input: unknown,
+    @Arg('input', () => TrajectoryLogInput.argType(), { description: 'The split and its trajectory groups' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     await this.services.training.model(requirePrincipal(context), modelId);

@@ -40,7 +40,7 @@ export class RemoteWorkerResolver {
   })
   async reportTrainingStep(
     @Arg('jobId', () => ID, { description: 'The leased job' }) jobId: string,
-    @Arg('input', () => TrainingStepReportInput.type, { description: 'The worker and the metrics of the step' }) input: unknown,
+    @Arg('input', () => TrainingStepReportInput.argType(), { description: 'The worker and the metrics of the step' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     requirePlatformAdmin(context);
@@ -53,7 +53,7 @@ export class RemoteWorkerResolver {
   })
   async completeTrainingWork(
     @Arg('jobId', () => ID, { description: 'The leased job' }) jobId: string,
-    @Arg('input', () => TrainingWorkResultInput.type, { description: 'The worker, the step reached and the adapter files' }) input: unknown,
+    @Arg('input', () => TrainingWorkResultInput.argType(), { description: 'The worker, the step reached and the adapter files' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
     requirePlatformAdmin(context);
