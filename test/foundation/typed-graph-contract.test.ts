@@ -10,7 +10,9 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
 } from 'graphql';
+import { getMetadataStorage } from 'type-graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isTypedInputClass } from '../../platform/graphql/typed-input.js';
 import { generateSchemaFiles } from '../../server/schema-files.js';
 
 /**
@@ -90,5 +92,18 @@ describe('the composed graph', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+});
+
+describe('typed-input arguments', () => {
+  // type-graphql converts an argument declared as an input class into class instances on every call (a cost that
+  // once halved batch ingestion); typed inputs are declared with `argType()`, which the resolver gets unconverted.
+  it('are declared with argType(), never with the generated input class itself', () => {
+    const args = getMetadataStorage().params.filter((param) => param.kind === 'arg');
+    expect(args.length).toBeGreaterThan(30); // every subgraph's resolvers are loaded (generateSchemaFiles)
+    const declaredAsClass = args
+      .filter((param) => param.kind === 'arg' && isTypedInputClass(param.getType()))
+      .map((param) => `${param.target.name}.${param.methodName}(${param.kind === 'arg' ? param.name : ''}:)`);
+    expect(declaredAsClass).toEqual([]);
   });
 });
