@@ -15,7 +15,7 @@
  * (Linux: /proc/<pid>/stat), which other work on a shared machine disturbs less than throughput.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,7 @@ import { uuidv7 } from 'uuidv7';
 import { createDatabase } from '../platform/db/connection.js';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 import { fmt, runLoad, timeRuns, type LoadResult } from './load.js';
+import { cpuSecondsOf } from './process-cpu.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -163,18 +164,11 @@ function insertMany(rows: ReturnType<typeof callStart>[]) {
 }
 
 let platformPid: number | undefined;
-const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, what /proc reports utime and stime in on Linux
 
 /** The platform process's CPU time so far (user + system, ms), or undefined where /proc is not there. */
 function platformCpuMs(): number | undefined {
-  if (platformPid === undefined) return undefined;
-  try {
-    // Fields after the command (which may hold spaces, inside parentheses): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${platformPid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
+  if (platformPid === undefined || !existsSync(`/proc/${platformPid}/stat`)) return undefined;
+  return cpuSecondsOf(platformPid) * 1000;
 }
 
 /** `runLoad` of a REST path, with the platform's CPU time per task (ms) when it can be read. */

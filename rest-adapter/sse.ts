@@ -1,5 +1,6 @@
 import { GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isAsyncIterable } from '../platform/async/guards.js';
 import { TrellisError, trellisErrorFromGraphQL } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { errorResponse } from './error-shapes.js';
@@ -115,10 +116,6 @@ export async function serveEventStream(
     if (!failed && sse.done !== undefined) write(sse.done);
     response.end();
   }
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterableIterator<ExecutionResult> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
 function firstError(result: ExecutionResult): TrellisError {

@@ -7,6 +7,7 @@ import {
   type GraphQLField,
   type GraphQLSchema,
 } from 'graphql';
+import { isPromiseLike } from '../async/guards.js';
 import { TrellisError } from '../errors.js';
 
 /**
@@ -74,8 +75,4 @@ export function inputFieldPath(error: TrellisError, args: readonly GraphQLArgume
 function isPayload(arg: GraphQLArgument): boolean {
   const type = getNamedType(arg.type);
   return isInputObjectType(type) || (isScalarType(type) && (type.name === 'JSON' || type.name === 'JSONObject'));
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

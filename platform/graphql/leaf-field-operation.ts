@@ -18,6 +18,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { inspect } from 'graphql/jsutils/inspect.js';
+import { isAsyncIterable, isPromiseLike } from '../async/guards.js';
 import type { GraphQLContext } from './context.js';
 
 /**
@@ -188,12 +189,4 @@ export class LeafFieldOperation {
     };
     return iterator;
   }
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -253,7 +253,6 @@ function admitsAnything(schema: TSchema): boolean {
   return ['type', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'not', '$ref', 'if'].every((keyword) => !(keyword in schema));
 }
 
-/** The type-graphql class of an object plan, created once (decorators applied by hand: the class is generated). */
 /** Every input class generated from a schema (for the contract test that resolvers declare them with `argType()`). */
 const generatedClasses = new WeakSet<object>();
 
@@ -262,6 +261,7 @@ export function isTypedInputClass(value: unknown): boolean {
   return typeof value === 'function' && generatedClasses.has(value);
 }
 
+/** The type-graphql class of an object plan, created once (decorators applied by hand: the class is generated). */
 function classOf(plan: Extract<Plan, { kind: 'object' }>): ClassType {
   if (plan.type) return plan.type;
   const schema = objectTypes.get(plan.name)!.schema;

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Int, Mutation, Resolver, Root } from 'type-graphql';
 import { offsetAfter, pageSize, pagingDescriptions, toOffsetConnection } from '../../../platform/graphql/connection.js';
@@ -20,7 +21,7 @@ import {
   ProjectCallEndInput,
   ProjectCallStartInput,
 } from './call.inputs.js';
-import { CallUpdateBody, CompletedCallsBody, MAX_CALLS_PAGE } from './call.schemas.js';
+import { CallBatchBody, CallUpdateBody, CompletedCallsBody, MAX_CALLS_PAGE } from './call.schemas.js';
 import { Call, CallConnection, CallStartResult, CallUpsertResult, toCall } from './call.type.js';
 
 interface CallFeedbackKey {
@@ -34,6 +35,9 @@ const MAX_FEEDBACK_PER_BATCH = 100_000;
 /** An evaluation run may have thousands of predictions and scores as children; a page is at most a calls page. */
 const CHILD_PAGES = { default: 100, max: MAX_CALLS_PAGE };
 const CHILD_PAGING = pagingDescriptions(CHILD_PAGES, 'child call');
+
+/** What CallBatchBody asks of the batch list itself (at least one item), without its items' rules. */
+const BatchListRules = Type.Array(Type.Unknown(), { minItems: CallBatchBody.properties.batch.minItems });
 
 /** A GraphQL batch item (`{start}` or `{end}`) in Weave's wire shape (`{mode, req: {start}|{end}}`). */
 function callBatchItemToWire(item: { start?: unknown; end?: unknown }, index: number): { mode: 'start' | 'end'; req: Record<string, unknown> } {
@@ -92,9 +96,8 @@ export class CallResolver {
     @Arg('items', () => [CallBatchItemInput.argType()], { description: 'The starts and ends, in order' }) items: unknown[],
     @Ctx() context: GraphQLContext,
   ): Promise<CallUpsertResult[]> {
-    // The batch's own schema (CallBatchBody) adds to its items' rules only the wrapper's shape, which the mapping
-    // builds, and at least one item: the service validates each item (once), so the batch is not validated again.
-    if (items.length === 0) throw new ValidationFailedError([{ loc: ['items'], msg: 'List should have at least 1 items', type: 'too_short' }]);
+    // The service validates each item (once), so the batch is not validated again: only its list's own rules are.
+    validateOrThrow(BatchListRules, items, 'items');
     const batch = items.map((item, index) => callBatchItemToWire(item as { start?: unknown; end?: unknown }, index));
     try {
       const results = await this.services.calls.upsertBatch(writerOf(context), { batch });
