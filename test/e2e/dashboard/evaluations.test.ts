@@ -188,6 +188,6 @@ describe('dashboard: Evaluations', () => {
     await harness.signIn(outsider.key);
     await harness.open(`/evaluations?project=${encodeURIComponent(P)}`);
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/FORBIDDEN/);
-    harness.problems.length = 0;
+    await harness.forgetProblems();
   });
 });

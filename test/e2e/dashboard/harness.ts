@@ -22,6 +22,11 @@ export interface DashboardHarness {
   page: Page;
   /** Console errors and failed requests seen so far (a CSP refusal shows up here). */
   problems: string[];
+  /**
+   * Forgets the problems seen so far — after a step that provokes a refusal on purpose. Waits first for the bodies of
+   * refused responses still being read, which would otherwise land in `problems` after it was emptied.
+   */
+  forgetProblems(): Promise<void>;
   /** Opens /ui/<path> (path relative to /ui). */
   open(pathUnderUi: string): Promise<void>;
   /** Types the key into the sign-in form and waits for the layout. */
@@ -44,6 +49,7 @@ export async function startDashboardHarness(options: Parameters<typeof startTest
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const problems: string[] = [];
+  const bodiesBeingRead = new Set<Promise<void>>();
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
@@ -51,10 +57,12 @@ export async function startDashboardHarness(options: Parameters<typeof startTest
   // A refused GraphQL request: its body says why (the console only says "400").
   page.on('response', (response) => {
     if (response.status() >= 400 && response.url().includes('/graphql')) {
-      void response.text().then(
-        (body) => problems.push(`${response.status()} ${new URL(response.url()).pathname}: ${body.slice(0, 500)}`),
+      const reading = response.text().then(
+        (body) => void problems.push(`${response.status()} ${new URL(response.url()).pathname}: ${body.slice(0, 500)}`),
         () => {},
       );
+      bodiesBeingRead.add(reading);
+      void reading.finally(() => bodiesBeingRead.delete(reading));
     }
   });
 
@@ -64,6 +72,10 @@ export async function startDashboardHarness(options: Parameters<typeof startTest
     context,
     page,
     problems,
+    async forgetProblems() {
+      while (bodiesBeingRead.size > 0) await Promise.all(bodiesBeingRead);
+      problems.length = 0;
+    },
     async open(pathUnderUi) {
       await page.goto(`${platform.url}/ui${pathUnderUi.startsWith('/') ? pathUnderUi : `/${pathUnderUi}`}`);
     },

@@ -39,7 +39,7 @@ describe('dashboard: sign-in and Home', () => {
     await page.getByLabel('API key').fill('not-a-real-key-0000000000000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/UNAUTHENTICATED/);
-    harness.problems.length = 0; // the browser logs the 401 it was just given
+    await harness.forgetProblems(); // the browser logs the 401 it was just given
 
     await harness.signIn();
     expect(page.url()).not.toContain(platform.adminKey);

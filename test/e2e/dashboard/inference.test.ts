@@ -129,7 +129,7 @@ describe('dashboard: Inference', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => row.locator('[data-health]').getAttribute('data-health')).toBe('COOLING_DOWN');
     await row.locator('[data-health]').getByText('cooling down').waitFor();
-    harness.problems.length = 0;
+    await harness.forgetProblems();
   });
 
   it('stops a request that is still waiting for its answer', async () => {
@@ -161,7 +161,7 @@ describe('dashboard: Inference', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     }
-    harness.problems.length = 0; // the aborted request
+    await harness.forgetProblems(); // the aborted request
   });
 
   it('shows a team member without usage the empty state, and deployments only to platform administrators', async () => {

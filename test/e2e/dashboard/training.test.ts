@@ -185,7 +185,7 @@ describe('dashboard: Training', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Yes, cancel the job' }).click();
     await expect.poll(() => page.getByTestId('cancel-error').textContent()).toMatch(/NOT_FOUND|FORBIDDEN/);
     expect((await call('GET', `/v1/preview/training-jobs/${queued.body.id}`)).body.status).toMatch(/QUEUED|RUNNING/);
-    harness.problems.length = 0;
+    await harness.forgetProblems();
     await call('POST', `/v1/preview/training-jobs/${queued.body.id}/cancel`);
   });
 });
