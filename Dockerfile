@@ -8,7 +8,8 @@ RUN npm run build && node dist/server/dashboard/build.js && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0
+# Node flags of every Trellis process (server/node-flags.ts says why).
+ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS=--max-semi-space-size=32
 COPY --from=build /app /app
 USER node
 EXPOSE 8080

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-load.js';
 import { cpuSecondsOf, descendantCpuSeconds, syscallsOf, systemCpuSecondsOf } from './process-cpu.js';
+import { platformNodeFlags } from './support.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
@@ -161,7 +162,7 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string, dat
   const { pid, found } = await startProcess(
     process.execPath,
     // BENCH_TRELLIS_MAIN: another build's dist/server/main.js, to compare two versions with the same load.
-    [...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'server', 'main.js')],
+    [...platformNodeFlags(), ...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'server', 'main.js')],
     {
       PORT: '0',
       TRELLIS_DATA_DIR: dataDir,

@@ -27,6 +27,7 @@ import { createDatabase } from '../platform/db/connection.js';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 import { fmt, runLoad, timeRuns, type LoadResult } from './load.js';
 import { cpuSecondsOf } from './process-cpu.js';
+import { platformNodeFlags } from './support.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -74,7 +75,7 @@ async function main() {
     if (REUSE_DB) console.log(`(reusing database ${REUSE_DB})`);
     const port = await freePort();
     // BENCH_PLATFORM_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the platform process.
-    const nodeArgs = (process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const nodeArgs = [...platformNodeFlags(), ...(process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const platformMain = process.env.BENCH_PLATFORM_MAIN ?? path.join(here, '../server/main.js');
     child = spawn(process.execPath, [...nodeArgs, platformMain], {
       env: {
