@@ -1,3 +1,4 @@
+import { deferredChildLogger } from '../platform/http/deferred-request-logger.js';
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo from '@as-integrations/fastify';
@@ -43,6 +44,7 @@ const app = Fastify({
   loggerInstance: logger as FastifyBaseLogger,
   bodyLimit: config.bodyLimitBytes,
   logController: new LogController({ disableRequestLogging: true }),
+  childLoggerFactory: deferredChildLogger,
   ...requestTimeoutOptions(config),
 });
 const apollo = new ApolloServer<GraphQLContext>({

@@ -19,6 +19,7 @@ import { installErrorHandling } from './error-handler.js';
 import { registerGraphqlExplorer } from './graphql-explorer.js';
 import { registerDashboard } from './dashboard.js';
 import { dashboardOutDir } from '../dashboard/paths.js';
+import { deferredChildLogger } from '../../platform/http/deferred-request-logger.js';
 import { installJsonBodyParser } from '../../platform/http/json-body-parser.js';
 import { authenticateGraphQLRequests } from './graphql-authentication.js';
 import { registerMetrics } from '../../platform/http/metrics.js';
@@ -64,6 +65,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    childLoggerFactory: deferredChildLogger,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ...requestTimeoutOptions(options.config),
