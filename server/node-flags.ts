@@ -5,8 +5,9 @@
  *
  * `--max-semi-space-size=32` (MiB; Node 20's default on 64-bit is 16): the young generation holds every object of
  * the requests in flight — a few hundred at a time under load. With 16 MiB it was scavenged several times a
- * second, each scavenge copying whatever was in flight; 32 MiB halves how often. Measured in alternating pairs
- * (docs/benchmarks.md, "Young generation size"): inference 50 ms × 200 clients −10 to −20 % CPU per request and a
- * lower p99; Family A ingestion unchanged. The cost is up to 3 × 16 MiB more young-generation memory per process.
+ * second, each scavenge stopping every request in flight; 32 MiB halves how often. Measured in alternating pairs
+ * (docs/benchmarks.md, inference, "2026-11-25, second session"): chat completions at 50 ms × 200 clients ≈ −12 % CPU
+ * per request and ≈ −20 % p99 (medians); Family A ingestion unchanged. The cost: up to 32 MiB more memory per
+ * process (two semi-spaces).
  */
 export const PLATFORM_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
