@@ -31,6 +31,8 @@ import { platformNodeFlags } from './support.js';
  * stay in waves of N simultaneous requests (the worst case for any single-threaded proxy).
  *
  * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * `--cells-json FILE` also writes the measured cells as JSON. Two builds or two sets of flags, alternating in pairs
+ * with medians: bench/inference-compare.ts.
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -52,6 +54,8 @@ const ARRIVALS = option('arrivals', 'staggered');
 const TRELLIS_PROCESSES = Number(option('trellis-processes', '1'));
 /** Clients calling the upstream directly *during* each proxy cell (0: none). */
 const PROBES = Number(option('probes', '10'));
+/** Also write the measured cells as JSON to this file (bench/inference-compare.ts reads them). */
+const CELLS_JSON = option('cells-json', '');
 if (ARRIVALS !== 'staggered' && ARRIVALS !== 'lockstep') throw new Error('--arrivals is staggered or lockstep');
 const API_KEY = 'bench-admin-key-0123456789abcdefghijkl';
 
@@ -469,6 +473,7 @@ async function main() {
       }
     }
     printTable(cells);
+    if (CELLS_JSON) await writeFile(CELLS_JSON, JSON.stringify(cells));
     if (trellis) {
       // Usage records are written off the request path (batched); after a flush interval every successful
       // request must have its record.
