@@ -1,4 +1,3 @@
-import { deferredChildLogger } from '../platform/http/deferred-request-logger.js';
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo from '@as-integrations/fastify';
@@ -19,6 +18,7 @@ import { requestTimeoutOptions } from '../platform/http/request-timeouts.js';
 import { serveSubscriptions } from '../platform/graphql/subscriptions-over-websocket.js';
 import { RemoteGraph, UnavailableGraph } from '../platform/graphql/platform-graph.js';
 import { createModelLimiter } from '../platform/model-access/limits.js';
+import { deferredChildLogger } from '../platform/http/deferred-request-logger.js';
 
 /**
  * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/server/serve-subgraph.js tracing`).
