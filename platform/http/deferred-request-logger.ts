@@ -74,7 +74,11 @@ export class DeferredRequestLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory`: a deferred child per request (see DeferredRequestLogger). */
+/**
+ * Fastify's `childLoggerFactory`: a deferred child per request (see DeferredRequestLogger). A route with its own
+ * `logLevel` gets a real child at once: its level, not the parent's, decides what is written.
+ */
 export function deferredChildLogger(logger: unknown, bindings: Bindings, options: ChildLoggerOptions): Logger {
+  if (options.level !== undefined) return (logger as Logger).child(bindings, options);
   return new DeferredRequestLogger(logger as Logger, bindings, options) as unknown as Logger;
 }

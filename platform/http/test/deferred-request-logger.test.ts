@@ -67,4 +67,17 @@ describe('DeferredRequestLogger (a request logger made into a pino child on firs
     expect(lines.find((line) => line.msg === 'in the handler')).toMatchObject({ reqId: expect.any(String) });
     await app.close();
   });
+
+  it('lets a route with its own log level write below the platform level', async () => {
+    const { logger, lines } = capture('info');
+    const app = Fastify({ loggerInstance: logger, childLoggerFactory: deferredChildLogger, disableRequestLogging: true });
+    app.get('/chatty', { logLevel: 'debug' }, async (request) => {
+      request.log.debug('detail of a chatty route');
+      return { ok: true };
+    });
+    expect((await app.inject({ method: 'GET', url: '/chatty' })).statusCode).toBe(200);
+    await written();
+    expect(lines.find((line) => line.msg === 'detail of a chatty route')).toMatchObject({ level: 20 });
+    await app.close();
+  });
 });
