@@ -10,7 +10,8 @@ const RETRY_DELAY_MS = 1_000;
 /**
  * A subgraph's durable consumer of platform events (how one subgraph acts on another's changes without reading
  * its tables). It follows the event types it handles from its stored cursor; `apply` must write the event's
- * changes and the new cursor in one transaction, so a restart neither misses nor repeats an event. Transient
+ * changes and the new cursor in one transaction, so a restart neither misses nor repeats an event — claiming the
+ * cursor first (claimEventCursor), so that several processes consuming the same events apply each once. Transient
  * failures are retried; an event that can never be applied (ValidationFailedError, or data the database cannot
  * store: platform/db/poisoned-records.ts) is dead-lettered (logged, counted) and passed over.
  */

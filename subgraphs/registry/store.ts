@@ -44,14 +44,6 @@ export class RegistryStore {
     return (await this.db.selectFrom('event_cursors').select('cursor').where('consumer', '=', consumer).executeTakeFirst())?.cursor;
   }
 
-  async saveEventCursor(consumer: string, cursor: string): Promise<void> {
-    await this.db
-      .insertInto('event_cursors')
-      .values({ consumer, cursor })
-      .onConflict((oc) => oc.column('consumer').doUpdateSet({ cursor, updated_at: new Date() }))
-      .execute();
-  }
-
   runByName(entity: string, project: string, name: string): Promise<RunRow | undefined> {
     return this.db.selectFrom('runs').selectAll().where('entity', '=', entity).where('project', '=', project).where('name', '=', name).executeTakeFirst();
   }

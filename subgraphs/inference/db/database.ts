@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { ModelDefinition } from '../catalog/model-definition.schema.js';
+import type { EventCursorsTable } from '../../../platform/events/event-cursor.js';
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
 
@@ -44,12 +45,6 @@ export interface ProjectSettingsTable {
   project: string;
   /** Record each completion of the project as a Family A call (default: on). */
   trace_completions: boolean;
-  updated_at: ColumnType<Date, Date | undefined, Date>;
-}
-
-export interface EventCursorsTable {
-  consumer: string;
-  cursor: string;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 

@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { TRAINING_CHAT_COMPLETION_EVENT, type TrainingChatCompletionPayload } from '../../../platform/events/contracts.js';
-import { parseCursor, PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
+import { claimEventCursor } from '../../../platform/events/event-cursor.js';
+import { PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { InferenceDatabase } from '../db/database.js';
 import { usageStore } from './usage.store.js';
@@ -32,7 +33,7 @@ export class TrainingUsageRecorder extends PlatformEventConsumer {
   protected async apply(event: PlatformEvent): Promise<void> {
     const usage = event.payload as unknown as TrainingChatCompletionPayload;
     await this.db.transaction().execute(async (trx) => {
-      if (!(await this.claim(trx, event.cursor))) return;
+      if (!(await claimEventCursor(trx, CONSUMER, event.cursor))) return;
       await usageStore.insertMany(trx, [
         {
           createdAt: new Date(usage.created_at),
@@ -61,23 +62,6 @@ export class TrainingUsageRecorder extends PlatformEventConsumer {
   }
 
   protected async passOver(event: PlatformEvent): Promise<void> {
-    await this.db.transaction().execute((trx) => this.claim(trx, event.cursor));
+    await this.db.transaction().execute((trx) => claimEventCursor(trx, CONSUMER, event.cursor));
   }
-
-  /** Moves the stored cursor to `cursor` under a row lock; false when it is already there or past it. */
-  private async claim(trx: Transaction<InferenceDatabase>, cursor: string): Promise<boolean> {
-    await trx.insertInto('event_cursors').values({ consumer: CONSUMER, cursor: '0.0' }).onConflict((oc) => oc.column('consumer').doNothing()).execute();
-    const stored = await trx.selectFrom('event_cursors').select('cursor').where('consumer', '=', CONSUMER).forUpdate().executeTakeFirstOrThrow();
-    if (!isAfter(cursor, stored.cursor)) return false;
-    await trx.updateTable('event_cursors').set({ cursor, updated_at: sql`now()` }).where('consumer', '=', CONSUMER).execute();
-    return true;
-  }
-}
-
-/** Whether event cursor `a` comes after `b` (cursors order by transaction id, then event id). */
-function isAfter(a: string, b: string): boolean {
-  const x = parseCursor(a);
-  const y = parseCursor(b);
-  if (!x || !y) return true;
-  return x.txId !== y.txId ? x.txId > y.txId : x.id > y.id;
 }

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { EventCursorsTable } from '../../../platform/events/event-cursor.js';
 
 export const RUN_STATES = ['RUNNING', 'FINISHED', 'FAILED', 'KILLED'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -96,9 +97,3 @@ export interface RegistryDatabase {
   event_cursors: EventCursorsTable;
 }
 
-/** Where each platform-event consumer of the registry has got to. */
-export interface EventCursorsTable {
-  consumer: string;
-  cursor: string;
-  updated_at: ColumnType<Date, Date | undefined, Date>;
-}

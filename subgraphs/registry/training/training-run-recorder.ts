@@ -15,6 +15,7 @@ import { ArtifactService } from '../artifact/artifact.service.js';
 import type { RegistryDatabase } from '../db/database.js';
 import { RunService } from '../run/run.service.js';
 import { RegistryStore, type RunRow } from '../store.js';
+import { claimEventCursor } from '../../../platform/events/event-cursor.js';
 
 const CONSUMER = 'training-runs';
 const TYPES = new Set([
@@ -31,6 +32,7 @@ const TYPES = new Set([
  * named after the model (type `model`, aliases `step{N}` and `latest`, the step's metrics as metadata and run
  * metrics). Consumes the platform events after its stored cursor and writes each event's changes with the new
  * cursor in one transaction, through the registry's own services — so they publish the events automations watch.
+ * The transaction claims the event first: several registry processes on one database record each event once.
  * The submitter was authorized for the model's project when the job was created.
  */
 export class TrainingRunRecorder extends PlatformEventConsumer {
@@ -49,8 +51,8 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
   }
 
   /** E.g. a model name the registry cannot use as a collection name. */
-  protected passOver(event: PlatformEvent): Promise<void> {
-    return new RegistryStore(this.db).saveEventCursor(CONSUMER, event.cursor);
+  protected async passOver(event: PlatformEvent): Promise<void> {
+    await this.db.transaction().execute((trx) => claimEventCursor(trx, CONSUMER, event.cursor));
   }
 
   protected async apply(event: PlatformEvent): Promise<void> {
@@ -59,6 +61,8 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
     const project = event.project!;
     const author = submitter(payload.author_id, event.author, entity);
     await this.db.transaction().execute(async (trx) => {
+      // Claimed first: an artifact version is not idempotent, so a process that finds the event applied skips it.
+      if (!(await claimEventCursor(trx, CONSUMER, event.cursor))) return;
       const store = new RegistryStore(trx);
       const runs = new RunService(store);
       const run = await this.ensureRun(store, runs, author, entity, project, payload.run_name);
@@ -91,7 +95,6 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
           await runs.setState(author, run.id, 'KILLED');
           break;
       }
-      await store.saveEventCursor(CONSUMER, event.cursor);
     });
   }
 

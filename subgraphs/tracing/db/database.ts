@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { EventCursorsTable } from '../../../platform/events/event-cursor.js';
 
 type Json = unknown;
 
@@ -85,12 +86,6 @@ export interface FeedbackTable {
   span_agent_name: string | null;
   span_agent_version: string | null;
   span_status_code: string;
-}
-
-export interface EventCursorsTable {
-  consumer: string;
-  cursor: string;
-  updated_at: ColumnType<Date, Date | undefined, Date | undefined>;
 }
 
 export interface TracingDatabase {
