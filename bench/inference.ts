@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-load.js';
 import { cpuSecondsOf, descendantCpuSeconds, syscallsOf, systemCpuSecondsOf } from './process-cpu.js';
-import { platformNodeFlags } from './support.js';
+import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
@@ -165,8 +165,9 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string, dat
   await writeFile(modelsFile, JSON.stringify({ models }));
   const { pid, found } = await startProcess(
     process.execPath,
-    // BENCH_TRELLIS_MAIN: another build's dist/server/main.js, to compare two versions with the same load.
-    [...platformNodeFlags(), ...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'server', 'main.js')],
+    // With `npm start`'s Node flags; BENCH_TRELLIS_NODE_ARGS come after them and win (--max-semi-space-size=16: Node's
+    // default). BENCH_TRELLIS_MAIN: another build's dist/server/main.js, to compare two versions with the same load.
+    [...PLATFORM_NODE_FLAGS, ...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'server', 'main.js')],
     {
       PORT: '0',
       TRELLIS_DATA_DIR: dataDir,

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 
 /** Shared helpers of the benchmark scripts (compiled to dist/bench, run with plain node). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -68,12 +67,4 @@ export async function rssMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
-}
-
-/**
- * The Node flags a benchmark starts a platform process with: the start command's (server/node-flags.ts). Flags
- * given after them win, so `BENCH_TRELLIS_NODE_ARGS=--max-semi-space-size=16` measures Node's default against them.
- */
-export function platformNodeFlags(): string[] {
-  return [...PLATFORM_NODE_FLAGS];
 }

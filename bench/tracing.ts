@@ -27,7 +27,7 @@ import { createDatabase } from '../platform/db/connection.js';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 import { fmt, runLoad, timeRuns, type LoadResult } from './load.js';
 import { cpuSecondsOf } from './process-cpu.js';
-import { platformNodeFlags } from './support.js';
+import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -74,8 +74,9 @@ async function main() {
     const databaseUrl = REUSE_DB ? withDatabase(serverUrl, REUSE_DB) : await createDatabase(serverUrl, `trellis_bench_${Date.now()}`);
     if (REUSE_DB) console.log(`(reusing database ${REUSE_DB})`);
     const port = await freePort();
-    // BENCH_PLATFORM_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the platform process.
-    const nodeArgs = [...platformNodeFlags(), ...(process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    // With `npm start`'s Node flags; BENCH_PLATFORM_NODE_ARGS come after them and win (e.g. "--cpu-prof
+    // --cpu-prof-dir=/tmp/prof" profiles the platform process).
+    const nodeArgs = [...PLATFORM_NODE_FLAGS, ...(process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const platformMain = process.env.BENCH_PLATFORM_MAIN ?? path.join(here, '../server/main.js');
     child = spawn(process.execPath, [...nodeArgs, platformMain], {
       env: {

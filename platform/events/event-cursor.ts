@@ -12,8 +12,14 @@ export interface EventCursorsDatabase {
   event_cursors: EventCursorsTable;
 }
 
+/** The cursor `consumer` stored last, if any (where its PlatformEventConsumer resumes). */
+export async function loadEventCursor<DB extends EventCursorsDatabase>(db: Kysely<DB>, consumer: string): Promise<string | undefined> {
+  const cursors = db as unknown as Kysely<EventCursorsDatabase>; // see claimEventCursor
+  return (await cursors.selectFrom('event_cursors').select('cursor').where('consumer', '=', consumer).executeTakeFirst())?.cursor;
+}
+
 /** Whether event cursor `a` comes after `b` (cursors order by transaction id, then event id). */
-export function isCursorAfter(a: string, b: string): boolean {
+function isCursorAfter(a: string, b: string): boolean {
   const x = parseCursor(a);
   const y = parseCursor(b);
   if (!x || !y) return true;

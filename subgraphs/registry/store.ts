@@ -40,10 +40,6 @@ export class RegistryStore {
     return this.db.transaction().execute((trx) => work(new RegistryStore(trx)));
   }
 
-  async eventCursor(consumer: string): Promise<string | undefined> {
-    return (await this.db.selectFrom('event_cursors').select('cursor').where('consumer', '=', consumer).executeTakeFirst())?.cursor;
-  }
-
   runByName(entity: string, project: string, name: string): Promise<RunRow | undefined> {
     return this.db.selectFrom('runs').selectAll().where('entity', '=', entity).where('project', '=', project).where('name', '=', name).executeTakeFirst();
   }

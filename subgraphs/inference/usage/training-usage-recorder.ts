@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { TRAINING_CHAT_COMPLETION_EVENT, type TrainingChatCompletionPayload } from '../../../platform/events/contracts.js';
-import { claimEventCursor } from '../../../platform/events/event-cursor.js';
+import { claimEventCursor, loadEventCursor } from '../../../platform/events/event-cursor.js';
 import { PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { InferenceDatabase } from '../db/database.js';
@@ -27,7 +27,7 @@ export class TrainingUsageRecorder extends PlatformEventConsumer {
   }
 
   protected async loadCursor(): Promise<string | undefined> {
-    return (await this.db.selectFrom('event_cursors').select('cursor').where('consumer', '=', CONSUMER).executeTakeFirst())?.cursor;
+    return loadEventCursor(this.db, CONSUMER);
   }
 
   protected async apply(event: PlatformEvent): Promise<void> {

@@ -15,7 +15,7 @@ import { ArtifactService } from '../artifact/artifact.service.js';
 import type { RegistryDatabase } from '../db/database.js';
 import { RunService } from '../run/run.service.js';
 import { RegistryStore, type RunRow } from '../store.js';
-import { claimEventCursor } from '../../../platform/events/event-cursor.js';
+import { claimEventCursor, loadEventCursor } from '../../../platform/events/event-cursor.js';
 
 const CONSUMER = 'training-runs';
 const TYPES = new Set([
@@ -47,7 +47,7 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
   }
 
   protected loadCursor(): Promise<string | undefined> {
-    return new RegistryStore(this.db).eventCursor(CONSUMER);
+    return loadEventCursor(this.db, CONSUMER);
   }
 
   /** E.g. a model name the registry cannot use as a collection name. */
