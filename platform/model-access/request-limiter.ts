@@ -3,8 +3,9 @@ import { TrellisError } from '../errors.js';
 /**
  * Per-key and per-project admission of requests to models: at most N requests in flight and M started in any
  * 60-second window. Every path to a model in a process goes through the one limiter the composition root hands
- * to its subgraphs (inference's chat completions, training's checkpoint completions). Counted in this process (a
- * deployment running several processes that serve models gets these limits per process).
+ * to its subgraphs (inference's chat completions, training's checkpoint completions). Counted in this process;
+ * the processes of one `npm start` (a process per core) ask their primary's one limiter (platform/cluster), while
+ * separately deployed services (docker-compose) each count their own.
  * Over a limit → 429 with Retry-After, in the words the hosted service uses.
  */
 export interface LimitSettings {
@@ -16,6 +17,12 @@ export interface LimitSettings {
 
 export interface Lease {
   release(): void;
+}
+
+/** Admission of requests to models, decided here or by another process (then asynchronously). */
+export interface ModelLimiter {
+  /** Admits a request or rejects with RateLimitedError; the lease must be released when the request ends. */
+  acquire(keyId: string, project: string): Lease | Promise<Lease>;
 }
 
 const WINDOW_MS = 60_000;
@@ -56,7 +63,7 @@ class Counter {
   lastUsed = 0;
 }
 
-export class RequestLimiter {
+export class RequestLimiter implements ModelLimiter {
   private readonly keys = new Map<string, Counter>();
   private readonly projects = new Map<string, Counter>();
   private sweeps = 0;
@@ -121,4 +128,4 @@ export class RequestLimiter {
   }
 }
 
-const NO_LEASE: Lease = { release: () => undefined };
+export const NO_LEASE: Lease = { release: () => undefined };

@@ -6,7 +6,7 @@ import { validateOrThrow } from '../../../platform/validation.js';
 import type { BackendReport, BackendRequest } from '../backends/chat-backend.js';
 import { ClientClosedError } from '../backends/upstream-errors.js';
 import type { CatalogEntry, ModelCatalog } from '../catalog/model-catalog.js';
-import type { Lease, RequestLimiter } from '../../../platform/model-access/request-limiter.js';
+import type { Lease, ModelLimiter } from '../../../platform/model-access/request-limiter.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { buildCompletionTrace, outputOf, StreamedOutput } from '../tracing/completion-trace.js';
 import type { TraceSettings } from '../tracing/trace-settings.js';
@@ -56,7 +56,7 @@ const NEVER_ABORTED = new AbortController().signal;
 export class ChatService {
   constructor(
     private readonly catalog: ModelCatalog,
-    private readonly limiter: RequestLimiter,
+    private readonly limiter: ModelLimiter,
     private readonly usage: UsageRecorder,
     private readonly traceSettings: TraceSettings,
     private readonly logger: Logger,
@@ -64,7 +64,7 @@ export class ChatService {
 
   async complete(raw: unknown, caller: ChatCaller): Promise<ChatCompletion> {
     const exchange = this.open(raw, caller, false);
-    const { request, entry } = this.admit(exchange, raw);
+    const { request, entry } = await this.admit(exchange, raw);
     try {
       const completion = await entry.backend.complete(backendRequest(request, exchange.report), caller.signal ?? NEVER_ABORTED);
       if (isUsage(completion.usage)) exchange.usage = completion.usage;
@@ -83,7 +83,7 @@ export class ChatService {
    */
   async stream(raw: unknown, caller: ChatCaller): Promise<AsyncIterable<ChatCompletionChunk>> {
     const exchange = this.open(raw, caller, true);
-    const { request, entry } = this.admit(exchange, raw);
+    const { request, entry } = await this.admit(exchange, raw);
     const includeUsage = request.stream_options?.include_usage === true;
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let first: IteratorResult<ChatCompletionChunk>;
@@ -153,14 +153,14 @@ export class ChatService {
     return exchange;
   }
 
-  private admit(exchange: Exchange, raw: unknown): { request: ChatCompletionRequest; entry: CatalogEntry } {
+  private async admit(exchange: Exchange, raw: unknown): Promise<{ request: ChatCompletionRequest; entry: CatalogEntry }> {
     try {
       const request = validateOrThrow(ChatCompletionRequestSchema, raw, 'body');
       const entry = this.catalog.resolve(request.model, exchange.caller.principal);
       exchange.entry = entry;
       assertParametersSupported(entry.backend, request.model, request);
       const { attribution, caller } = exchange;
-      exchange.lease = this.limiter.acquire(caller.principal.apiKeyId, `${attribution.entity}/${attribution.project}`);
+      exchange.lease = await this.limiter.acquire(caller.principal.apiKeyId, `${attribution.entity}/${attribution.project}`);
       // Only requests that name a project are traced there (and only if the project did not switch it off).
       if (this.usage.tracing && caller.project && this.traceSettings.isEnabled(attribution.entity, attribution.project)) {
         exchange.trace = { request };

@@ -154,10 +154,10 @@ export class CheckpointChatService {
     }
     if (ref === null) {
       assertBaseModel(request.model);
-      this.accounting.admit(exchange, { entity: principal.defaultEntity, project: DEFAULT_USAGE_PROJECT });
+      await this.accounting.admit(exchange, { entity: principal.defaultEntity, project: DEFAULT_USAGE_PROJECT });
     } else {
       if (!isTeamMember(principal, ref.entity)) throw new ForbiddenError(`You are not a member of entity "${ref.entity}"`);
-      this.accounting.admit(exchange, { entity: ref.entity, project: ref.project });
+      await this.accounting.admit(exchange, { entity: ref.entity, project: ref.project });
     }
     const { baseModel, adapter } = ref === null ? { baseModel: request.model, adapter: null } : await this.resolveCheckpoint(ref, request.model);
     assertBaseModel(baseModel, request.model);

@@ -6,7 +6,7 @@ import { TRAINING_CHAT_COMPLETION_EVENT, type TrainingChatCompletionPayload } fr
 import { publishEvent, type NewPlatformEvent } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import { DEFAULT_USAGE_PROJECT } from '../../../platform/model-access/limits.js';
-import type { Lease, RequestLimiter } from '../../../platform/model-access/request-limiter.js';
+import type { Lease, ModelLimiter } from '../../../platform/model-access/request-limiter.js';
 
 export interface ChatCaller {
   principal: Principal;
@@ -44,7 +44,7 @@ export interface CompletionExchange {
  */
 export class CompletionAccounting {
   constructor(
-    private readonly limiter: RequestLimiter,
+    private readonly limiter: ModelLimiter,
     private readonly events: UsageEventPublisher,
     private readonly logger: Logger,
   ) {}
@@ -64,9 +64,9 @@ export class CompletionAccounting {
   }
 
   /** Counts the request in `attribution` and admits it under the per-key and per-project limits (or throws 429). */
-  admit(exchange: CompletionExchange, attribution: UsageAttribution): void {
+  async admit(exchange: CompletionExchange, attribution: UsageAttribution): Promise<void> {
     exchange.attribution = attribution;
-    exchange.lease = this.limiter.acquire(exchange.caller.principal.apiKeyId, `${attribution.entity}/${attribution.project}`);
+    exchange.lease = await this.limiter.acquire(exchange.caller.principal.apiKeyId, `${attribution.entity}/${attribution.project}`);
   }
 
   /** Releases the admission and records the outcome (once; later calls do nothing). */
