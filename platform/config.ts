@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { OperationLimits } from './graphql/operation-limits.js';
 import { DEFAULT_JSON_MAX_DEPTH } from './storable-input.js';
@@ -37,6 +38,11 @@ export interface PlatformConfig {
    */
   gatewayUrl: string | undefined;
   databasePoolSize: number;
+  /**
+   * `npm start`: identical platform processes serving the one port (node:cluster), so requests use every core.
+   * TRELLIS_PROCESSES, a number or `auto` (default): one per core, at most MAX_AUTO_PROCESSES.
+   */
+  processes: number;
   /**
    * The environment this configuration was read from. Settings that belong to one subgraph are parsed by that
    * subgraph's own config module from here (e.g. subgraphs/automations/config.ts), so tests and processes that
@@ -83,8 +89,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     subgraphUrls: parseSubgraphUrls(env.TRELLIS_SUBGRAPH_URLS),
     gatewayUrl: gatewayUrl(env.TRELLIS_GATEWAY_URL),
     databasePoolSize: integer(env, 'TRELLIS_DB_POOL_SIZE', 20, 1, 500),
+    processes: processCount(env),
     env: { ...env },
   };
+}
+
+/**
+ * `auto` stops at four: each process holds its own pools (≈ 37 connections as configured by default) against
+ * PostgreSQL's max_connections of 300 (embedded), and its own copy of the in-memory caches and model runtime.
+ */
+export const MAX_AUTO_PROCESSES = 4;
+
+function processCount(env: NodeJS.ProcessEnv): number {
+  const raw = env.TRELLIS_PROCESSES?.trim();
+  if (raw === undefined || raw === '' || raw === 'auto') return Math.max(1, Math.min(os.availableParallelism(), MAX_AUTO_PROCESSES));
+  return integer(env, 'TRELLIS_PROCESSES', 1, 1, 64);
 }
 
 export function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

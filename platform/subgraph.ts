@@ -15,7 +15,7 @@ import type { GraphQLContext } from './graphql/context.js';
 import { attachInputFieldPaths } from './graphql/input-field-paths.js';
 import { describingTypedInputs } from './graphql/typed-input.js';
 import type { PlatformGraph } from './graphql/platform-graph.js';
-import type { RequestLimiter } from './model-access/request-limiter.js';
+import type { ModelLimiter } from './model-access/request-limiter.js';
 
 /**
  * The one shape every subgraph has. A subgraph is: GraphQL types and resolver classes (type-graphql), its store
@@ -37,12 +37,18 @@ export interface SubgraphDependencies {
    * that serves a model so no path escapes the per-key and per-project limits (absent in tools: a subgraph then
    * makes its own from the config).
    */
-  modelLimiter?: RequestLimiter;
+  modelLimiter?: ModelLimiter;
 }
 
 /** A long-running task owned by a subgraph (delivery worker, job consumer…); stopped on graceful shutdown. */
 export interface BackgroundWorker {
   name: string;
+  /**
+   * Work done for the whole platform (consuming queues and event streams), not for this process's requests: in a
+   * platform of several identical processes (a process per core) it runs in the first one only, so settings such as
+   * training concurrency mean the same with one process or eight, and no event is read once per process.
+   */
+  onePerPlatform?: boolean;
   start(): Promise<void> | void;
   /** Stop taking new work and finish (or hand back) what is in flight. */
   stop(): Promise<void>;
@@ -125,13 +131,20 @@ export interface StartedSubgraph<Services = unknown> {
   stop(): Promise<void>;
 }
 
+export interface SubgraphStartOptions {
+  /** Start background workers (default true). */
+  workers?: boolean;
+  /** A further process of a process-per-core platform: workers marked `onePerPlatform` run in the first only. */
+  replica?: boolean;
+}
+
 export interface SubgraphModule<Services = unknown> {
   name: string;
   /** The subgraph's SDL with federation directives; needs no database. */
   printSdl(): Promise<string>;
   /** Migrates the subgraph's schema and runs its migrations, without starting it. */
   migrate(db: DatabaseConnection): Promise<string[]>;
-  start(dependencies: SubgraphDependencies, options?: { workers?: boolean }): Promise<StartedSubgraph<Services>>;
+  start(dependencies: SubgraphDependencies, options?: SubgraphStartOptions): Promise<StartedSubgraph<Services>>;
 }
 
 export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): SubgraphModule<Services> {
@@ -201,7 +214,9 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
       const services = await spec.createServices({ ...dependencies, store });
       await spec.onStart?.(services, dependencies);
       const { schema } = await build(services);
-      const workers = options.workers === false ? [] : (spec.workers?.(services, { ...dependencies, schema }) ?? []);
+      const workers = options.workers === false
+        ? []
+        : (spec.workers?.(services, { ...dependencies, schema }) ?? []).filter((worker) => !(options.replica && worker.onePerPlatform));
       for (const worker of workers) await worker.start();
       return {
         name: spec.name,

@@ -18,6 +18,8 @@ import { CompiledOperations } from '../platform/graphql/compiled-operations.js';
 import { RemoteSubscriptions } from '../platform/graphql/subscriptions-over-websocket.js';
 import { InProcessGraph } from '../platform/graphql/platform-graph.js';
 import { createModelLimiter } from '../platform/model-access/limits.js';
+import type { ModelLimiter } from '../platform/model-access/request-limiter.js';
+import type { MetricsOptions } from '../platform/http/metrics.js';
 import { connectDatabase, type DatabaseConnection } from '../platform/db/connection.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
@@ -34,6 +36,15 @@ export interface StartPlatformOptions {
   logger: Logger;
   /** Start background workers (delivery, training). Default true. */
   workers?: boolean;
+  /**
+   * A further process of a process-per-core platform (server/cluster): background work done for the whole platform
+   * (queues, event consumers) runs in the first process only.
+   */
+  replica?: boolean;
+  /** Admission under the model limits (default: counted in this process). */
+  modelLimiter?: ModelLimiter;
+  /** Where `/metrics` gathers from (default: this process). */
+  metrics?: MetricsOptions;
   /** Subgraphs to run (default: all). */
   subgraphs?: SubgraphModule<any>[];
   routes?: RestRoute[];
@@ -93,11 +104,11 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     // Subgraphs here read other subgraphs' data through this process's gateway (bound once it exists).
     const graph = new InProcessGraph(logger);
     // Every subgraph here that serves a model admits its requests through this one limiter.
-    const modelLimiter = createModelLimiter(config);
+    const modelLimiter = options.modelLimiter ?? createModelLimiter(config);
     const started = new Map<string, StartedSubgraph<any>>();
     for (const module of modules.filter((candidate) => !remoteNames.includes(candidate.name))) {
       const dependencies = { db, config, graph, modelLimiter, logger: logger.child({ subgraph: module.name }) };
-      const subgraph = await module.start(dependencies, { workers: options.workers });
+      const subgraph = await module.start(dependencies, { workers: options.workers, replica: options.replica });
       started.set(module.name, subgraph);
       cleanups.push({ step: `subgraph ${module.name}`, run: () => subgraph.stop() });
     }
@@ -136,6 +147,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     const http = await createHttpServer({
       config,
       logger,
+      metrics: options.metrics,
       // Subgraph services call this gateway on behalf of their callers with the signed identity header.
       internalSecret: internalSecret || undefined,
       authenticate: (key) => authenticator.authenticate(key),

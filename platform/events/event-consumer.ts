@@ -17,6 +17,8 @@ const RETRY_DELAY_MS = 1_000;
  */
 export abstract class PlatformEventConsumer implements BackgroundWorker {
   abstract readonly name: string;
+  /** A consumer applies each event once for the platform: one process reads the stream. */
+  readonly onePerPlatform = true;
   private events?: AsyncIterableIterator<PlatformEvent>;
   private running?: Promise<void>;
   private stopping = false;

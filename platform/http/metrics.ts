@@ -1,10 +1,21 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PrimaryChannel, PrimaryHandler } from '../cluster/ipc.js';
 import { deadLetterRecords } from '../db/poisoned-records.js';
 
-/** Prometheus metrics of one process: Node defaults, request latency by route and status, dead-lettered records. */
-export function registerMetrics(app: FastifyInstance): Registry {
+const CLUSTER_METRICS = 'metrics.cluster';
+
+export interface MetricsOptions {
+  /**
+   * A worker of a process-per-core platform: `/metrics` answers for all its processes (the primary gathers every
+   * worker's registry and sums them), since a scrape reaches whichever process the connection landed on.
+   */
+  primary?: PrimaryChannel;
+}
+
+/** Prometheus metrics of the platform: Node defaults, request latency by route and status, dead-lettered records. */
+export function registerMetrics(app: FastifyInstance, options: MetricsOptions = {}): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'trellis_' });
   // Process-wide: the background writers of every subgraph in this process count into it.
@@ -24,9 +35,21 @@ export function registerMetrics(app: FastifyInstance): Registry {
     );
     done();
   });
+  const { primary } = options;
+  if (primary) {
+    // prom-client answers the primary's requests for this registry (its listener comes with an AggregatorRegistry).
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  }
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('content-type', registry.contentType);
-    return registry.metrics();
+    return primary ? primary.request<string>(CLUSTER_METRICS, null) : registry.metrics();
   });
   return registry;
+}
+
+/** The primary's side of cluster-wide `/metrics`. */
+export function clusterMetricsHandlers(): Record<string, PrimaryHandler> {
+  const aggregator = new AggregatorRegistry();
+  return { [CLUSTER_METRICS]: () => aggregator.clusterMetrics() };
 }

@@ -22,12 +22,14 @@ import { dashboardOutDir } from '../dashboard/paths.js';
 import { deferredChildLogger } from '../../platform/http/deferred-request-logger.js';
 import { installJsonBodyParser } from '../../platform/http/json-body-parser.js';
 import { authenticateGraphQLRequests } from './graphql-authentication.js';
-import { registerMetrics } from '../../platform/http/metrics.js';
+import { registerMetrics, type MetricsOptions } from '../../platform/http/metrics.js';
 import { requestTimeoutOptions } from '../../platform/http/request-timeouts.js';
 
 export interface HttpServerOptions {
   config: PlatformConfig;
   logger: Logger;
+  /** Where `/metrics` gathers from (default: this process). */
+  metrics?: MetricsOptions;
   /** Resolves an API key to its principal, or null when the key is unknown or revoked. */
   authenticate(apiKey: string): Promise<Principal | null>;
   /** Readiness: resolves when the platform can serve (database reachable). */
@@ -96,7 +98,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   installJsonBodyParser(app, { maxDepth: options.config.jsonMaxDepth });
-  registerMetrics(app);
+  registerMetrics(app, options.metrics);
   registerGraphqlExplorer(app); // before the gateway: it serves the page on Apollo's GET /graphql route
   registerDashboard(app, { dir: options.dashboardDir ?? dashboardOutDir() }); // `/` and `/ui/...`
 

@@ -43,3 +43,12 @@ export async function waitForHttp(url: string, owner: NodeProcess, timeoutMs = 6
   }
   throw new Error(`timed out waiting for ${url}:\n${owner.output()}`);
 }
+
+/** Waits until the process has printed `text` (e.g. the start banner), or fails with its output. */
+export async function waitForOutput(owner: NodeProcess, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!owner.output().includes(text)) {
+    if (Date.now() > deadline || owner.child.exitCode !== null) throw new Error(`no "${text}" in the output:\n${owner.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -30,6 +30,8 @@ const MAX_IDLE_MS = 30_000;
  */
 export class DeliveryWorker implements BackgroundWorker {
   readonly name = 'delivery-worker';
+  /** Delivery concurrency is the platform's, not each process's. */
+  readonly onePerPlatform = true;
   private stopped = false;
   private generation = 0;
   private wakeUp: (() => void) | undefined;

@@ -57,6 +57,8 @@ const SUBSCRIPTION = parse(`
  */
 export class AutomationEngine implements BackgroundWorker {
   readonly name = 'automation-engine';
+  /** One leader holds the lock anyway; the other processes need not wait for it. */
+  readonly onePerPlatform = true;
   private iterator: AsyncIterator<ExecutionResult> | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;

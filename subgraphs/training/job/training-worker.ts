@@ -17,6 +17,8 @@ import { publishTrainingEvent } from './training-run-events.js';
  */
 export class TrainingQueueWorker implements BackgroundWorker {
   readonly name = 'training-queue';
+  /** TRELLIS_TRAINING_CONCURRENCY is the platform's, not each process's. */
+  readonly onePerPlatform = true;
   private runner: Runner | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> = Promise.resolve();

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../platform/db/embedded-postgres.js';
-import { spawnEntry, waitForHttp } from '../../support/processes.js';
+import { spawnEntry, waitForHttp, waitForOutput } from '../../support/processes.js';
 
 /**
  * `npm start`'s process as a user runs it: no DATABASE_URL, so it starts embedded PostgreSQL in the data
@@ -26,6 +26,8 @@ async function startOnce(dataDir: string) {
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, platform, 90_000);
+  // With a process per core the first process can answer before the others: started is when the banner says so.
+  await waitForOutput(platform, 'Trellis is running at');
   return { platform, url };
 }
 
