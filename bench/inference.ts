@@ -47,11 +47,12 @@ const TARGETS = option('targets', 'direct,floor,trellis,portkey').split(',');
 const MODES = option('modes', 'plain,stream').split(',') as Mode[];
 const ARRIVALS = option('arrivals', 'staggered');
 /**
- * Trellis processes on one database (`--trellis-processes 2`): the first as `npm start` runs it (embedded PostgreSQL),
- * the others with DATABASE_URL pointing at its PostgreSQL; clients are spread evenly over them. What a second
- * core would give the HTTP edge, measured before building it (the processes do not share rate limits).
+ * `--trellis-processes N`: TRELLIS_PROCESSES for the Trellis started (N node:cluster workers serving one port; 1:
+ * one process, no cluster). Without it TRELLIS_PROCESSES is left as this process's environment has it (unset: the
+ * platform's default, a worker per core).
  */
-const TRELLIS_PROCESSES = Number(option('trellis-processes', '1'));
+const TRELLIS_PROCESSES = option('trellis-processes', '');
+if (TRELLIS_PROCESSES && !/^([1-9]\d*|auto)$/.test(TRELLIS_PROCESSES)) throw new Error('--trellis-processes is a number or auto');
 /** Clients calling the upstream directly *during* each proxy cell (0: none). */
 const PROBES = Number(option('probes', '10'));
 /** Also write the measured cells as JSON to this file (bench/inference-compare.ts reads them). */
@@ -63,8 +64,6 @@ type Mode = 'plain' | 'stream';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const children: ChildProcess[] = [];
-/** Data directories of further Trellis processes (`--trellis-processes`), removed at the end. */
-const moreDirs: string[] = [];
 /** Share of a core the Trellis process uses with no requests. */
 let trellisIdleCoreShare = 0;
 
@@ -72,9 +71,7 @@ interface Target {
   name: 'direct' | 'floor' | 'trellis' | 'portkey';
   /** The process serving the target's requests for an upstream delay (the upstream itself for `direct`). */
   pid(delayMs: number): number;
-  /** Further processes serving the same requests (several Trellis processes), counted in the CPU figures. */
-  morePids?: number[];
-  request(delayMs: number, mode: Mode, content: string): LoadRequest | LoadRequest[];
+  request(delayMs: number, mode: Mode, content: string): LoadRequest;
 }
 
 interface Cell {
@@ -155,7 +152,7 @@ async function startFloorProxy(upstreamUrl: string): Promise<{ pid: number; url:
 
 const modelFor = (delayMs: number) => `bench-${delayMs}ms`;
 
-async function startTrellis(upstreams: Map<number, string>, dataDir: string, databaseUrl?: string): Promise<{ pid: number; url: string }> {
+async function startTrellis(upstreams: Map<number, string>, dataDir: string): Promise<{ pid: number; url: string }> {
   const modelsFile = path.join(dataDir, 'models.json');
   const models = [...upstreams].map(([delayMs, url]) => ({
     id: modelFor(delayMs),
@@ -173,7 +170,7 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string, dat
       TRELLIS_DATA_DIR: dataDir,
       TRELLIS_BOOTSTRAP_API_KEY: API_KEY,
       TRELLIS_MODELS_FILE: modelsFile,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(TRELLIS_PROCESSES ? { TRELLIS_PROCESSES } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
     (line) => /Trellis is running at (http:\/\/\S+)/.exec(line)?.[1],
@@ -207,12 +204,11 @@ async function runCell(
   direct: Target | undefined,
 ): Promise<Cell> {
   const cpu = { target: 0, system: 0, postgres: 0, generator: 0, reads: 0, writes: 0 };
-  const pids = [target.pid(delayMs), ...(target.morePids ?? [])];
-  const sum = (of: (pid: number) => number) => pids.reduce((total, pid) => total + of(pid), 0);
+  const pid = target.pid(delayMs);
   const read = () => ({
-    target: sum(cpuSecondsOf),
-    system: sum(systemCpuSecondsOf),
-    syscalls: pids.map(syscallsOf).reduce((total, calls) => ({ reads: total.reads + calls.reads, writes: total.writes + calls.writes })),
+    target: cpuSecondsOf(pid),
+    system: systemCpuSecondsOf(pid),
+    syscalls: syscallsOf(pid),
     postgres: target.name === 'trellis' && trellisPid ? descendantCpuSeconds(trellisPid) : 0,
     generator: process.cpuUsage(),
   });
@@ -278,14 +274,7 @@ async function runCell(
 
 /** One request per target and mode, so a target that cannot serve a mode is reported, not measured. */
 async function smokeCheck(target: Target, mode: Mode, delayMs: number): Promise<boolean> {
-  const requests = target.request(delayMs, mode, 'hi');
-  for (const request of Array.isArray(requests) ? requests : [requests]) {
-    if (!(await smokeCheckOne(target, request, mode))) return false;
-  }
-  return true;
-}
-
-async function smokeCheckOne(target: Target, request: LoadRequest, mode: Mode): Promise<boolean> {
+  const request = target.request(delayMs, mode, 'hi');
   const pool = new Pool(request.origin);
   try {
     const response = await pool.request({ path: request.path, method: 'POST', headers: request.headers, body: request.body });
@@ -383,32 +372,17 @@ async function main() {
     if (TARGETS.includes('trellis')) {
       const upstreamUrls = new Map([...upstreams].map(([delayMs, upstream]) => [delayMs, upstream.url]));
       trellis = await startTrellis(upstreamUrls, dataDir);
-      const more: { pid: number; url: string }[] = [];
-      if (TRELLIS_PROCESSES > 1) {
-        const { embeddedUrl, runningServer } = await import('../platform/db/embedded-postgres.js');
-        const pgDir = path.join(dataDir, 'postgres');
-        const running = await runningServer(pgDir);
-        if (!running) throw new Error(`no embedded PostgreSQL found in ${pgDir}`);
-        const databaseUrl = await embeddedUrl(pgDir, running);
-        for (let index = 1; index < TRELLIS_PROCESSES; index++) {
-          const ownDir = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-more-'));
-          moreDirs.push(ownDir);
-          more.push(await startTrellis(upstreamUrls, ownDir, databaseUrl));
-        }
-      }
-      const origins = [trellis.url, ...more.map((process) => process.url)];
+      const origin = trellis.url;
       const trellisPid = trellis.pid;
       targets.push({
         name: 'trellis',
         pid: () => trellisPid,
-        morePids: more.map((process) => process.pid),
-        request: (delayMs, mode, content) =>
-          origins.map((origin) => ({
-            origin,
-            path: '/inference/v1/chat/completions',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
-            body: bodyOf(modelFor(delayMs), mode, content),
-          })),
+        request: (delayMs, mode, content) => ({
+          origin,
+          path: '/inference/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+          body: bodyOf(modelFor(delayMs), mode, content),
+        }),
       });
     }
     if (TARGETS.includes('portkey')) {
@@ -488,7 +462,7 @@ async function main() {
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await sleep(1500);
-    for (const dir of [dataDir, ...moreDirs]) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
