@@ -6,18 +6,19 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-load.js';
-import { cpuSecondsOf, descendantCpuSeconds, syscallsOf, systemCpuSecondsOf } from './process-cpu.js';
+import { readProcessTree, servingProcesses, usedBetween } from './process-cpu.js';
 import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
  * directly, through a bare Node pass-through proxy (`floor`: what one extra Node hop costs on this machine, see
- * pass-through-proxy.ts), through Trellis (`npm start`'s process: REST adapter → inference subgraph → upstream)
- * and through the Portkey AI gateway (own process), side by side in one run, plain and streaming, at several concurrencies and
- * upstream delays. Closed loop: each client sends its next request when the previous one is done, so N clients
- * offer at most N / delay requests per second. Besides latency, each cell reports the CPU time the proxy process
- * (and Trellis' PostgreSQL) spent per request, read from /proc: the figure that does not depend on how loaded the
- * shared machine was.
+ * pass-through-proxy.ts), through Trellis (`npm start`: REST adapter → inference subgraph → upstream, in a
+ * node:cluster primary's worker processes, see `--trellis-processes`) and through the Portkey AI gateway (own
+ * process), side by side in one run, plain and streaming, at several concurrencies and upstream delays. Closed loop:
+ * each client sends its next request when the previous one is done, so N clients offer at most N / delay requests
+ * per second. Besides latency, each cell reports the CPU time the proxy spent per request (its process with its
+ * node descendants: for Trellis the primary and its workers) and that of Trellis' PostgreSQL (its other
+ * descendants), read from /proc: the figure that does not depend on how loaded the shared machine was.
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
  *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
@@ -53,6 +54,11 @@ const ARRIVALS = option('arrivals', 'staggered');
  */
 const TRELLIS_PROCESSES = option('trellis-processes', '');
 if (TRELLIS_PROCESSES && !/^([1-9]\d*|auto)$/.test(TRELLIS_PROCESSES)) throw new Error('--trellis-processes is a number or auto');
+/** TRELLIS_PROCESSES as the Trellis started gets it, for the report. */
+const trellisProcessesSetting = () => {
+  const value = TRELLIS_PROCESSES || process.env.TRELLIS_PROCESSES;
+  return value ? `=${value}` : 'unset: the platform default';
+};
 /** Clients calling the upstream directly *during* each proxy cell (0: none). */
 const PROBES = Number(option('probes', '10'));
 /** Also write the measured cells as JSON to this file (bench/inference-compare.ts reads them). */
@@ -64,12 +70,15 @@ type Mode = 'plain' | 'stream';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const children: ChildProcess[] = [];
-/** Share of a core the Trellis process uses with no requests. */
+/** Share of a core the Trellis processes (the primary and its workers together) use with no requests. */
 let trellisIdleCoreShare = 0;
 
 interface Target {
   name: 'direct' | 'floor' | 'trellis' | 'portkey';
-  /** The process serving the target's requests for an upstream delay (the upstream itself for `direct`). */
+  /**
+   * The process serving the target's requests for an upstream delay (the upstream itself for `direct`); its node
+   * descendants (a cluster's workers) are measured with it.
+   */
   pid(delayMs: number): number;
   request(delayMs: number, mode: Mode, content: string): LoadRequest;
 }
@@ -85,13 +94,15 @@ interface Cell {
   throughput: number;
   p50: number;
   p99: number;
-  /** CPU µs per request of the target's process (for direct: the upstream's). */
+  /** Processes that served the requests: the node descendants found at the window's start, or 1 when none. */
+  processes: number;
+  /** CPU µs per request of the target's processes (for direct: the upstream's; for trellis: primary and workers). */
   cpuPerRequestUs: number;
   /** The kernel's share of cpuPerRequestUs. */
   systemShare: number;
-  /** Share of one core the target's process used during the window. */
+  /** Share of one core the target's processes used during the window (all of them together). */
   cpuCoreShare: number;
-  /** cpuPerRequestUs without what the process burns when idle (trellis only). */
+  /** cpuPerRequestUs without what the processes burn when idle (trellis only). */
   netCpuPerRequestUs?: number;
   /** CPU µs per request of Trellis' PostgreSQL processes (trellis only). */
   postgresPerRequestUs?: number;
@@ -100,7 +111,7 @@ interface Cell {
   probeP99?: number;
   /** CPU µs per request of this (load generator) process. */
   generatorPerRequestUs: number;
-  /** Read and write system calls per request of the target's process (for direct: the upstream's). */
+  /** Read and write system calls per request of the target's processes (for direct: the upstream's). */
   readsPerRequest: number;
   writesPerRequest: number;
 }
@@ -197,7 +208,6 @@ const bodyOf = (model: string, mode: Mode, content: string) =>
 
 async function runCell(
   target: Target,
-  trellisPid: number | undefined,
   mode: Mode,
   delayMs: number,
   concurrency: number,
@@ -205,13 +215,9 @@ async function runCell(
 ): Promise<Cell> {
   const cpu = { target: 0, system: 0, postgres: 0, generator: 0, reads: 0, writes: 0 };
   const pid = target.pid(delayMs);
-  const read = () => ({
-    target: cpuSecondsOf(pid),
-    system: systemCpuSecondsOf(pid),
-    syscalls: syscallsOf(pid),
-    postgres: target.name === 'trellis' && trellisPid ? descendantCpuSeconds(trellisPid) : 0,
-    generator: process.cpuUsage(),
-  });
+  // The target's process and its node descendants (workers found anew at each reading: they can be restarted); a
+  // Trellis' other descendants are its embedded PostgreSQL.
+  const read = () => ({ tree: readProcessTree(pid), generator: process.cpuUsage() });
   let before = read();
   // Probes: a few clients calling the upstream directly during the proxy's cell. The upstream, the load generator
   // and the proxy share this machine's cores, so the proxy's CPU also slows the upstream's answers; the probes see
@@ -236,11 +242,12 @@ async function runCell(
     onWindowEnd: () => {
       const after = read();
       const generator = process.cpuUsage(before.generator);
-      cpu.target = after.target - before.target;
-      cpu.postgres = after.postgres - before.postgres;
-      cpu.system = after.system - before.system;
-      cpu.reads = after.syscalls.reads - before.syscalls.reads;
-      cpu.writes = after.syscalls.writes - before.syscalls.writes;
+      const served = usedBetween(before.tree.node, after.tree.node);
+      cpu.target = served.cpuSeconds;
+      cpu.system = served.systemSeconds;
+      cpu.reads = served.reads;
+      cpu.writes = served.writes;
+      cpu.postgres = usedBetween(before.tree.others, after.tree.others).cpuSeconds;
       cpu.generator = (generator.user + generator.system) / 1e6;
     },
   });
@@ -254,6 +261,7 @@ async function runCell(
     delayMs,
     concurrency,
     requests,
+    processes: servingProcesses(before.tree),
     errors: window.errors,
     firstError: window.firstError,
     throughput: requests / window.seconds,
@@ -333,6 +341,14 @@ function printTable(cells: Cell[]): void {
   if (upstream.length > 0) {
     const mean = upstream.reduce((sum, cell) => sum + cell.cpuPerRequestUs, 0) / upstream.length;
     process.stdout.write(`\nstand-in upstream CPU, measured in the direct cells: ≈ ${mean.toFixed(0)} µs per request\n`);
+  }
+  const served = cells.filter((cell) => cell.target === 'trellis').map((cell) => cell.processes);
+  if (served.length > 0) {
+    const [fewest, most] = [Math.min(...served), Math.max(...served)];
+    process.stdout.write(
+      `Trellis processes serving the cells: ${fewest === most ? fewest : `${fewest}–${most}`} (TRELLIS_PROCESSES ${trellisProcessesSetting()}); ` +
+        'its CPU figures are those of all its node processes together (the primary and its workers)\n',
+    );
   }
 }
 
@@ -415,13 +431,19 @@ async function main() {
     }
 
     // What Trellis burns with no requests (background workers, timers), after start-up work has settled; it is
-    // included in the per-request figures (and shown separately, to read them at low request rates).
+    // included in the per-request figures (and shown separately, to read them at low request rates). Of all its
+    // processes together, as the cells measure them.
     if (trellis) {
       await sleep(3_000);
-      const idleBefore = cpuSecondsOf(trellis.pid);
+      const idleBefore = readProcessTree(trellis.pid);
+      const idleFrom = performance.now();
       await sleep(3_000);
-      trellisIdleCoreShare = (cpuSecondsOf(trellis.pid) - idleBefore) / 3;
-      process.stdout.write(`trellis idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`);
+      const idleAfter = readProcessTree(trellis.pid);
+      trellisIdleCoreShare = usedBetween(idleBefore.node, idleAfter.node).cpuSeconds / ((performance.now() - idleFrom) / 1000);
+      process.stdout.write(
+        `trellis: ${servingProcesses(idleAfter)} serving process(es) (TRELLIS_PROCESSES ${trellisProcessesSetting()}); ` +
+          `idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`,
+      );
     }
     process.stdout.write(
       `inference benchmark: upstream delays ${DELAYS.join(', ')} ms, ${ARRIVALS} arrivals, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s per cell, ` +
@@ -433,10 +455,11 @@ async function main() {
         for (const concurrency of CONCURRENCIES) {
           for (const target of targets) {
             if (unsupported.has(`${target.name}/${mode}`)) continue;
-            const cell = await runCell(target, trellis?.pid, mode, delayMs, concurrency, direct);
+            const cell = await runCell(target, mode, delayMs, concurrency, direct);
             cells.push(cell);
             process.stdout.write(
               `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${target.name.padEnd(8)} ` +
+                `${target.name === 'trellis' ? `(${cell.processes} proc) ` : ''}` +
                 `${cell.throughput.toFixed(0).padStart(6)} req/s  p50 ${fixed(cell.p50).padStart(7)} ms  p99 ${fixed(cell.p99).padStart(7)} ms  ` +
                 `${cell.probeP50 !== undefined ? `(probes p50 ${fixed(cell.probeP50)} p99 ${fixed(cell.probeP99)})  ` : ''}` +
                 `cpu ${fixed(cell.cpuPerRequestUs, 0).padStart(5)} µs/req (${fixed(cell.cpuCoreShare * 100, 0)} % of a core, ${fixed(cell.systemShare * 100, 0)} % kernel)  ` +
