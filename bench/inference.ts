@@ -31,7 +31,9 @@ import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
  * uniformly as from independent users; `lockstep` starts them all at once, and with a fixed upstream delay they
  * stay in waves of N simultaneous requests (the worst case for any single-threaded proxy).
  *
- * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
+ * BENCH_TRELLIS_ENV adds to its environment (a JSON object of strings, e.g. `{"TRELLIS_PROCESSES":"1"}`; it wins over
+ * `--trellis-processes` and this process's own environment).
  * `--cells-json FILE` also writes the measured cells as JSON. Two builds or two sets of flags, alternating in pairs
  * with medians: bench/inference-compare.ts.
  */
@@ -54,11 +56,28 @@ const ARRIVALS = option('arrivals', 'staggered');
  */
 const TRELLIS_PROCESSES = option('trellis-processes', '');
 if (TRELLIS_PROCESSES && !/^([1-9]\d*|auto)$/.test(TRELLIS_PROCESSES)) throw new Error('--trellis-processes is a number or auto');
+/** Environment of the Trellis started, besides this process's own and what the bench sets for its run. */
+const TRELLIS_ENV: Record<string, string> = {
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  ...(TRELLIS_PROCESSES ? { TRELLIS_PROCESSES } : {}),
+  ...envObject('BENCH_TRELLIS_ENV'),
+};
 /** TRELLIS_PROCESSES as the Trellis started gets it, for the report. */
 const trellisProcessesSetting = () => {
-  const value = TRELLIS_PROCESSES || process.env.TRELLIS_PROCESSES;
+  const value = TRELLIS_ENV.TRELLIS_PROCESSES ?? process.env.TRELLIS_PROCESSES;
   return value ? `=${value}` : 'unset: the platform default';
 };
+
+/** The JSON object of strings in environment variable `name` ({} when unset). */
+function envObject(name: string): Record<string, string> {
+  const text = process.env[name];
+  if (!text) return {};
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((entry) => typeof entry !== 'string')) {
+    throw new Error(`${name} is a JSON object of strings, not ${text}`);
+  }
+  return value as Record<string, string>;
+}
 /** Clients calling the upstream directly *during* each proxy cell (0: none). */
 const PROBES = Number(option('probes', '10'));
 /** Also write the measured cells as JSON to this file (bench/inference-compare.ts reads them). */
@@ -177,12 +196,11 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string): Pr
     // default). BENCH_TRELLIS_MAIN: another build's dist/server/main.js, to compare two versions with the same load.
     [...PLATFORM_NODE_FLAGS, ...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'server', 'main.js')],
     {
+      ...TRELLIS_ENV,
       PORT: '0',
       TRELLIS_DATA_DIR: dataDir,
       TRELLIS_BOOTSTRAP_API_KEY: API_KEY,
       TRELLIS_MODELS_FILE: modelsFile,
-      ...(TRELLIS_PROCESSES ? { TRELLIS_PROCESSES } : {}),
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
     (line) => /Trellis is running at (http:\/\/\S+)/.exec(line)?.[1],
   );
