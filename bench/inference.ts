@@ -65,7 +65,7 @@ const TRELLIS_ENV: Record<string, string> = {
 /** TRELLIS_PROCESSES as the Trellis started gets it, for the report. */
 const trellisProcessesSetting = () => {
   const value = TRELLIS_ENV.TRELLIS_PROCESSES ?? process.env.TRELLIS_PROCESSES;
-  return value ? `=${value}` : 'unset: the platform default';
+  return value ? `TRELLIS_PROCESSES=${value}` : 'TRELLIS_PROCESSES unset: the platform default';
 };
 
 /** The JSON object of strings in environment variable `name` ({} when unset). */
@@ -364,7 +364,7 @@ function printTable(cells: Cell[]): void {
   if (served.length > 0) {
     const [fewest, most] = [Math.min(...served), Math.max(...served)];
     process.stdout.write(
-      `Trellis processes serving the cells: ${fewest === most ? fewest : `${fewest}–${most}`} (TRELLIS_PROCESSES ${trellisProcessesSetting()}); ` +
+      `Trellis processes serving the cells: ${fewest === most ? fewest : `${fewest}–${most}`} (${trellisProcessesSetting()}); ` +
         'its CPU figures are those of all its node processes together (the primary and its workers)\n',
     );
   }
@@ -459,7 +459,7 @@ async function main() {
       const idleAfter = readProcessTree(trellis.pid);
       trellisIdleCoreShare = usedBetween(idleBefore.node, idleAfter.node).cpuSeconds / ((performance.now() - idleFrom) / 1000);
       process.stdout.write(
-        `trellis: ${servingProcesses(idleAfter)} serving process(es) (TRELLIS_PROCESSES ${trellisProcessesSetting()}); ` +
+        `trellis: ${servingProcesses(idleAfter)} serving process(es) (${trellisProcessesSetting()}); ` +
           `idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`,
       );
     }
