@@ -22,6 +22,7 @@ import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
  *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
+ *     [--trellis-processes N]
  *
  * Probes (`--probes 10`, default): during each proxy cell that many extra clients call the upstream directly. On
  * this machine the proxy, the upstream and the load generator share two cores, so a busy proxy also delays the
@@ -31,11 +32,11 @@ import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
  * uniformly as from independent users; `lockstep` starts them all at once, and with a fixed upstream delay they
  * stay in waves of N simultaneous requests (the worst case for any single-threaded proxy).
  *
- * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
+ * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis started (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
  * BENCH_TRELLIS_ENV adds to its environment (a JSON object of strings, e.g. `{"TRELLIS_PROCESSES":"1"}`; it wins over
  * `--trellis-processes` and this process's own environment).
- * `--cells-json FILE` also writes the measured cells as JSON. Two builds or two sets of flags, alternating in pairs
- * with medians: bench/inference-compare.ts.
+ * `--cells-json FILE` also writes the measured cells as JSON. Two builds, two sets of flags or of environment,
+ * alternating in pairs with medians: bench/inference-compare.ts.
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
