@@ -76,15 +76,8 @@ function send(pool: Pool, request: LoadRequest, firstByte: boolean): Promise<num
   });
 }
 
-/**
- * Runs the closed loop. Several requests (one per origin, e.g. several server processes): client i sends
- * `requests[i % n]`, so the clients are spread evenly over them.
- */
-export async function runClosedLoop(requests: LoadRequest | LoadRequest[], options: LoadOptions): Promise<LoadWindow> {
-  const targets = (Array.isArray(requests) ? requests : [requests]).map((request, _index, all) => ({
-    request,
-    pool: new Pool(request.origin, { connections: Math.ceil(options.concurrency / all.length), pipelining: 1, keepAliveTimeout: 60_000 }),
-  }));
+export async function runClosedLoop(request: LoadRequest, options: LoadOptions): Promise<LoadWindow> {
+  const pool = new Pool(request.origin, { connections: options.concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -92,7 +85,6 @@ export async function runClosedLoop(requests: LoadRequest | LoadRequest[], optio
   let recording = false;
   let running = true;
   const client = async (index: number) => {
-    const { pool, request } = targets[index % targets.length]!;
     const spread = options.startSpreadMs ?? 0;
     if (spread > 0) await sleep((index * spread) / options.concurrency);
     while (running) {
@@ -121,7 +113,7 @@ export async function runClosedLoop(requests: LoadRequest | LoadRequest[], optio
   options.onWindowEnd?.();
   running = false;
   await Promise.all(clients);
-  await Promise.all(targets.map((target) => target.pool.close()));
+  await pool.close();
   latencies.sort((a, b) => a - b);
   return { latencies, errors, firstError, seconds, succeeded };
 }

@@ -6,21 +6,23 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-load.js';
-import { cpuSecondsOf, descendantCpuSeconds, syscallsOf, systemCpuSecondsOf } from './process-cpu.js';
+import { readProcessTree, servingProcesses, usedBetween } from './process-cpu.js';
 import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
  * directly, through a bare Node pass-through proxy (`floor`: what one extra Node hop costs on this machine, see
- * pass-through-proxy.ts), through Trellis (`npm start`'s process: REST adapter → inference subgraph → upstream)
- * and through the Portkey AI gateway (own process), side by side in one run, plain and streaming, at several concurrencies and
- * upstream delays. Closed loop: each client sends its next request when the previous one is done, so N clients
- * offer at most N / delay requests per second. Besides latency, each cell reports the CPU time the proxy process
- * (and Trellis' PostgreSQL) spent per request, read from /proc: the figure that does not depend on how loaded the
- * shared machine was.
+ * pass-through-proxy.ts), through Trellis (`npm start`: REST adapter → inference subgraph → upstream, in a
+ * node:cluster primary's worker processes, see `--trellis-processes`) and through the Portkey AI gateway (own
+ * process), side by side in one run, plain and streaming, at several concurrencies and upstream delays. Closed loop:
+ * each client sends its next request when the previous one is done, so N clients offer at most N / delay requests
+ * per second. Besides latency, each cell reports the CPU time the proxy spent per request (its process with its
+ * node descendants: for Trellis the primary and its workers) and that of Trellis' PostgreSQL (its other
+ * descendants), read from /proc: the figure that does not depend on how loaded the shared machine was.
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
  *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
+ *     [--trellis-processes N]
  *
  * Probes (`--probes 10`, default): during each proxy cell that many extra clients call the upstream directly. On
  * this machine the proxy, the upstream and the load generator share two cores, so a busy proxy also delays the
@@ -30,9 +32,11 @@ import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
  * uniformly as from independent users; `lockstep` starts them all at once, and with a fixed upstream delay they
  * stay in waves of N simultaneous requests (the worst case for any single-threaded proxy).
  *
- * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
- * `--cells-json FILE` also writes the measured cells as JSON. Two builds or two sets of flags, alternating in pairs
- * with medians: bench/inference-compare.ts.
+ * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis started (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
+ * BENCH_TRELLIS_ENV adds to its environment (a JSON object of strings, e.g. `{"TRELLIS_PROCESSES":"1"}`; it wins over
+ * `--trellis-processes` and this process's own environment).
+ * `--cells-json FILE` also writes the measured cells as JSON. Two builds, two sets of flags or of environment,
+ * alternating in pairs with medians: bench/inference-compare.ts.
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -47,11 +51,34 @@ const TARGETS = option('targets', 'direct,floor,trellis,portkey').split(',');
 const MODES = option('modes', 'plain,stream').split(',') as Mode[];
 const ARRIVALS = option('arrivals', 'staggered');
 /**
- * Trellis processes on one database (`--trellis-processes 2`): the first as `npm start` runs it (embedded PostgreSQL),
- * the others with DATABASE_URL pointing at its PostgreSQL; clients are spread evenly over them. What a second
- * core would give the HTTP edge, measured before building it (the processes do not share rate limits).
+ * `--trellis-processes N`: TRELLIS_PROCESSES for the Trellis started (N node:cluster workers serving one port; 1:
+ * one process, no cluster). Without it TRELLIS_PROCESSES is left as this process's environment has it (unset: the
+ * platform's default, a worker per core).
  */
-const TRELLIS_PROCESSES = Number(option('trellis-processes', '1'));
+const TRELLIS_PROCESSES = option('trellis-processes', '');
+if (TRELLIS_PROCESSES && !/^([1-9]\d*|auto)$/.test(TRELLIS_PROCESSES)) throw new Error('--trellis-processes is a number or auto');
+/** Environment of the Trellis started, besides this process's own and what the bench sets for its run. */
+const TRELLIS_ENV: Record<string, string> = {
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  ...(TRELLIS_PROCESSES ? { TRELLIS_PROCESSES } : {}),
+  ...envObject('BENCH_TRELLIS_ENV'),
+};
+/** TRELLIS_PROCESSES as the Trellis started gets it, for the report. */
+const trellisProcessesSetting = () => {
+  const value = TRELLIS_ENV.TRELLIS_PROCESSES ?? process.env.TRELLIS_PROCESSES;
+  return value ? `TRELLIS_PROCESSES=${value}` : 'TRELLIS_PROCESSES unset: the platform default';
+};
+
+/** The JSON object of strings in environment variable `name` ({} when unset). */
+function envObject(name: string): Record<string, string> {
+  const text = process.env[name];
+  if (!text) return {};
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((entry) => typeof entry !== 'string')) {
+    throw new Error(`${name} is a JSON object of strings, not ${text}`);
+  }
+  return value as Record<string, string>;
+}
 /** Clients calling the upstream directly *during* each proxy cell (0: none). */
 const PROBES = Number(option('probes', '10'));
 /** Also write the measured cells as JSON to this file (bench/inference-compare.ts reads them). */
@@ -63,18 +90,17 @@ type Mode = 'plain' | 'stream';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const children: ChildProcess[] = [];
-/** Data directories of further Trellis processes (`--trellis-processes`), removed at the end. */
-const moreDirs: string[] = [];
-/** Share of a core the Trellis process uses with no requests. */
+/** Share of a core the Trellis processes (the primary and its workers together) use with no requests. */
 let trellisIdleCoreShare = 0;
 
 interface Target {
   name: 'direct' | 'floor' | 'trellis' | 'portkey';
-  /** The process serving the target's requests for an upstream delay (the upstream itself for `direct`). */
+  /**
+   * The process serving the target's requests for an upstream delay (the upstream itself for `direct`); its node
+   * descendants (a cluster's workers) are measured with it.
+   */
   pid(delayMs: number): number;
-  /** Further processes serving the same requests (several Trellis processes), counted in the CPU figures. */
-  morePids?: number[];
-  request(delayMs: number, mode: Mode, content: string): LoadRequest | LoadRequest[];
+  request(delayMs: number, mode: Mode, content: string): LoadRequest;
 }
 
 interface Cell {
@@ -88,13 +114,15 @@ interface Cell {
   throughput: number;
   p50: number;
   p99: number;
-  /** CPU µs per request of the target's process (for direct: the upstream's). */
+  /** Processes that served the requests: the node descendants found at the window's start, or 1 when none. */
+  processes: number;
+  /** CPU µs per request of the target's processes (for direct: the upstream's; for trellis: primary and workers). */
   cpuPerRequestUs: number;
   /** The kernel's share of cpuPerRequestUs. */
   systemShare: number;
-  /** Share of one core the target's process used during the window. */
+  /** Share of one core the target's processes used during the window (all of them together). */
   cpuCoreShare: number;
-  /** cpuPerRequestUs without what the process burns when idle (trellis only). */
+  /** cpuPerRequestUs without what the processes burn when idle (trellis only). */
   netCpuPerRequestUs?: number;
   /** CPU µs per request of Trellis' PostgreSQL processes (trellis only). */
   postgresPerRequestUs?: number;
@@ -103,7 +131,7 @@ interface Cell {
   probeP99?: number;
   /** CPU µs per request of this (load generator) process. */
   generatorPerRequestUs: number;
-  /** Read and write system calls per request of the target's process (for direct: the upstream's). */
+  /** Read and write system calls per request of the target's processes (for direct: the upstream's). */
   readsPerRequest: number;
   writesPerRequest: number;
 }
@@ -155,7 +183,7 @@ async function startFloorProxy(upstreamUrl: string): Promise<{ pid: number; url:
 
 const modelFor = (delayMs: number) => `bench-${delayMs}ms`;
 
-async function startTrellis(upstreams: Map<number, string>, dataDir: string, databaseUrl?: string): Promise<{ pid: number; url: string }> {
+async function startTrellis(upstreams: Map<number, string>, dataDir: string): Promise<{ pid: number; url: string }> {
   const modelsFile = path.join(dataDir, 'models.json');
   const models = [...upstreams].map(([delayMs, url]) => ({
     id: modelFor(delayMs),
@@ -169,12 +197,11 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string, dat
     // default). BENCH_TRELLIS_MAIN: another build's dist/server/main.js, to compare two versions with the same load.
     [...PLATFORM_NODE_FLAGS, ...(process.env.BENCH_TRELLIS_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.BENCH_TRELLIS_MAIN ?? path.join(root, 'dist', 'server', 'main.js')],
     {
+      ...TRELLIS_ENV,
       PORT: '0',
       TRELLIS_DATA_DIR: dataDir,
       TRELLIS_BOOTSTRAP_API_KEY: API_KEY,
       TRELLIS_MODELS_FILE: modelsFile,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
     (line) => /Trellis is running at (http:\/\/\S+)/.exec(line)?.[1],
   );
@@ -200,22 +227,16 @@ const bodyOf = (model: string, mode: Mode, content: string) =>
 
 async function runCell(
   target: Target,
-  trellisPid: number | undefined,
   mode: Mode,
   delayMs: number,
   concurrency: number,
   direct: Target | undefined,
 ): Promise<Cell> {
   const cpu = { target: 0, system: 0, postgres: 0, generator: 0, reads: 0, writes: 0 };
-  const pids = [target.pid(delayMs), ...(target.morePids ?? [])];
-  const sum = (of: (pid: number) => number) => pids.reduce((total, pid) => total + of(pid), 0);
-  const read = () => ({
-    target: sum(cpuSecondsOf),
-    system: sum(systemCpuSecondsOf),
-    syscalls: pids.map(syscallsOf).reduce((total, calls) => ({ reads: total.reads + calls.reads, writes: total.writes + calls.writes })),
-    postgres: target.name === 'trellis' && trellisPid ? descendantCpuSeconds(trellisPid) : 0,
-    generator: process.cpuUsage(),
-  });
+  const pid = target.pid(delayMs);
+  // The target's process and its node descendants (workers found anew at each reading: they can be restarted); a
+  // Trellis' other descendants are its embedded PostgreSQL.
+  const read = () => ({ tree: readProcessTree(pid), generator: process.cpuUsage() });
   let before = read();
   // Probes: a few clients calling the upstream directly during the proxy's cell. The upstream, the load generator
   // and the proxy share this machine's cores, so the proxy's CPU also slows the upstream's answers; the probes see
@@ -240,11 +261,12 @@ async function runCell(
     onWindowEnd: () => {
       const after = read();
       const generator = process.cpuUsage(before.generator);
-      cpu.target = after.target - before.target;
-      cpu.postgres = after.postgres - before.postgres;
-      cpu.system = after.system - before.system;
-      cpu.reads = after.syscalls.reads - before.syscalls.reads;
-      cpu.writes = after.syscalls.writes - before.syscalls.writes;
+      const served = usedBetween(before.tree.node, after.tree.node);
+      cpu.target = served.cpuSeconds;
+      cpu.system = served.systemSeconds;
+      cpu.reads = served.reads;
+      cpu.writes = served.writes;
+      cpu.postgres = usedBetween(before.tree.others, after.tree.others).cpuSeconds;
       cpu.generator = (generator.user + generator.system) / 1e6;
     },
   });
@@ -258,6 +280,7 @@ async function runCell(
     delayMs,
     concurrency,
     requests,
+    processes: servingProcesses(before.tree),
     errors: window.errors,
     firstError: window.firstError,
     throughput: requests / window.seconds,
@@ -278,14 +301,7 @@ async function runCell(
 
 /** One request per target and mode, so a target that cannot serve a mode is reported, not measured. */
 async function smokeCheck(target: Target, mode: Mode, delayMs: number): Promise<boolean> {
-  const requests = target.request(delayMs, mode, 'hi');
-  for (const request of Array.isArray(requests) ? requests : [requests]) {
-    if (!(await smokeCheckOne(target, request, mode))) return false;
-  }
-  return true;
-}
-
-async function smokeCheckOne(target: Target, request: LoadRequest, mode: Mode): Promise<boolean> {
+  const request = target.request(delayMs, mode, 'hi');
   const pool = new Pool(request.origin);
   try {
     const response = await pool.request({ path: request.path, method: 'POST', headers: request.headers, body: request.body });
@@ -345,6 +361,14 @@ function printTable(cells: Cell[]): void {
     const mean = upstream.reduce((sum, cell) => sum + cell.cpuPerRequestUs, 0) / upstream.length;
     process.stdout.write(`\nstand-in upstream CPU, measured in the direct cells: ≈ ${mean.toFixed(0)} µs per request\n`);
   }
+  const served = cells.filter((cell) => cell.target === 'trellis').map((cell) => cell.processes);
+  if (served.length > 0) {
+    const [fewest, most] = [Math.min(...served), Math.max(...served)];
+    process.stdout.write(
+      `Trellis processes serving the cells: ${fewest === most ? fewest : `${fewest}–${most}`} (${trellisProcessesSetting()}); ` +
+        'its CPU figures are those of all its node processes together (the primary and its workers)\n',
+    );
+  }
 }
 
 async function main() {
@@ -383,32 +407,17 @@ async function main() {
     if (TARGETS.includes('trellis')) {
       const upstreamUrls = new Map([...upstreams].map(([delayMs, upstream]) => [delayMs, upstream.url]));
       trellis = await startTrellis(upstreamUrls, dataDir);
-      const more: { pid: number; url: string }[] = [];
-      if (TRELLIS_PROCESSES > 1) {
-        const { embeddedUrl, runningServer } = await import('../platform/db/embedded-postgres.js');
-        const pgDir = path.join(dataDir, 'postgres');
-        const running = await runningServer(pgDir);
-        if (!running) throw new Error(`no embedded PostgreSQL found in ${pgDir}`);
-        const databaseUrl = await embeddedUrl(pgDir, running);
-        for (let index = 1; index < TRELLIS_PROCESSES; index++) {
-          const ownDir = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-more-'));
-          moreDirs.push(ownDir);
-          more.push(await startTrellis(upstreamUrls, ownDir, databaseUrl));
-        }
-      }
-      const origins = [trellis.url, ...more.map((process) => process.url)];
+      const origin = trellis.url;
       const trellisPid = trellis.pid;
       targets.push({
         name: 'trellis',
         pid: () => trellisPid,
-        morePids: more.map((process) => process.pid),
-        request: (delayMs, mode, content) =>
-          origins.map((origin) => ({
-            origin,
-            path: '/inference/v1/chat/completions',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
-            body: bodyOf(modelFor(delayMs), mode, content),
-          })),
+        request: (delayMs, mode, content) => ({
+          origin,
+          path: '/inference/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+          body: bodyOf(modelFor(delayMs), mode, content),
+        }),
       });
     }
     if (TARGETS.includes('portkey')) {
@@ -441,13 +450,19 @@ async function main() {
     }
 
     // What Trellis burns with no requests (background workers, timers), after start-up work has settled; it is
-    // included in the per-request figures (and shown separately, to read them at low request rates).
+    // included in the per-request figures (and shown separately, to read them at low request rates). Of all its
+    // processes together, as the cells measure them.
     if (trellis) {
       await sleep(3_000);
-      const idleBefore = cpuSecondsOf(trellis.pid);
+      const idleBefore = readProcessTree(trellis.pid);
+      const idleFrom = performance.now();
       await sleep(3_000);
-      trellisIdleCoreShare = (cpuSecondsOf(trellis.pid) - idleBefore) / 3;
-      process.stdout.write(`trellis idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`);
+      const idleAfter = readProcessTree(trellis.pid);
+      trellisIdleCoreShare = usedBetween(idleBefore.node, idleAfter.node).cpuSeconds / ((performance.now() - idleFrom) / 1000);
+      process.stdout.write(
+        `trellis: ${servingProcesses(idleAfter)} serving process(es) (${trellisProcessesSetting()}); ` +
+          `idle CPU: ${(trellisIdleCoreShare * 100).toFixed(1)} % of a core\n`,
+      );
     }
     process.stdout.write(
       `inference benchmark: upstream delays ${DELAYS.join(', ')} ms, ${ARRIVALS} arrivals, ${WARMUP_SECONDS}s warm-up + ${SECONDS}s per cell, ` +
@@ -459,10 +474,11 @@ async function main() {
         for (const concurrency of CONCURRENCIES) {
           for (const target of targets) {
             if (unsupported.has(`${target.name}/${mode}`)) continue;
-            const cell = await runCell(target, trellis?.pid, mode, delayMs, concurrency, direct);
+            const cell = await runCell(target, mode, delayMs, concurrency, direct);
             cells.push(cell);
             process.stdout.write(
               `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${target.name.padEnd(8)} ` +
+                `${target.name === 'trellis' ? `(${cell.processes} proc) ` : ''}` +
                 `${cell.throughput.toFixed(0).padStart(6)} req/s  p50 ${fixed(cell.p50).padStart(7)} ms  p99 ${fixed(cell.p99).padStart(7)} ms  ` +
                 `${cell.probeP50 !== undefined ? `(probes p50 ${fixed(cell.probeP50)} p99 ${fixed(cell.probeP99)})  ` : ''}` +
                 `cpu ${fixed(cell.cpuPerRequestUs, 0).padStart(5)} µs/req (${fixed(cell.cpuCoreShare * 100, 0)} % of a core, ${fixed(cell.systemShare * 100, 0)} % kernel)  ` +
@@ -488,7 +504,7 @@ async function main() {
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await sleep(1500);
-    for (const dir of [dataDir, ...moreDirs]) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

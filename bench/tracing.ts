@@ -11,8 +11,9 @@
  * `--only aggregate --reuse-db trellis_bench_<time>` measures again on its seeded rows without seeding anew.
  *
  * BENCH_PLATFORM_MAIN runs another build's `dist/server/main.js` as the platform (the same load and baselines against
- * two versions, e.g. a worktree of main). Each REST load also prints the platform process's CPU time per request
- * (Linux: /proc/<pid>/stat), which other work on a shared machine disturbs less than throughput.
+ * two versions, e.g. a worktree of main). Each REST load also prints the platform's CPU time per request (Linux:
+ * /proc; the process started and its node descendants, i.e. with TRELLIS_PROCESSES a cluster's primary and its
+ * workers together), which other work on a shared machine disturbs less than throughput.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { uuidv7 } from 'uuidv7';
 import { createDatabase } from '../platform/db/connection.js';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 import { fmt, runLoad, timeRuns, type LoadResult } from './load.js';
-import { cpuSecondsOf } from './process-cpu.js';
+import { readProcessTree, servingProcesses, usedBetween, type TreeReading } from './process-cpu.js';
 import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 
 const args = process.argv.slice(2);
@@ -167,29 +168,35 @@ function insertMany(rows: ReturnType<typeof callStart>[]) {
 
 let platformPid: number | undefined;
 
-/** The platform process's CPU time so far (user + system, ms), or undefined where /proc is not there. */
-function platformCpuMs(): number | undefined {
+/**
+ * The platform's processes so far (the process started and its node descendants: with TRELLIS_PROCESSES a
+ * cluster's primary and its workers), or undefined where /proc is not there.
+ */
+function readPlatform(): TreeReading | undefined {
   if (platformPid === undefined || !existsSync(`/proc/${platformPid}/stat`)) return undefined;
-  return cpuSecondsOf(platformPid) * 1000;
+  return readProcessTree(platformPid);
 }
 
-/** `runLoad` of a REST path, with the platform's CPU time per task (ms) when it can be read. */
-async function runRestLoad(label: string, options: Parameters<typeof runLoad>[1], task: () => Promise<void>): Promise<LoadResult & { cpuMsPerTask?: number }> {
-  const before = platformCpuMs();
+type RestResult = LoadResult & { cpuMsPerTask?: number; processes?: number };
+
+/** `runLoad` of a REST path, with the platform's CPU time per task (ms, all its processes) when it can be read. */
+async function runRestLoad(label: string, options: Parameters<typeof runLoad>[1], task: () => Promise<void>): Promise<RestResult> {
+  const before = readPlatform();
   const result = await runLoad(label, options, task);
-  const after = platformCpuMs();
+  const after = readPlatform();
   const tasks = result.operations / (options.unitsPerTask ?? 1);
-  return before === undefined || after === undefined || tasks === 0 ? result : { ...result, cpuMsPerTask: (after - before) / tasks };
+  if (!before || !after || tasks === 0) return result;
+  return { ...result, cpuMsPerTask: (usedBetween(before.node, after.node).cpuSeconds * 1000) / tasks, processes: servingProcesses(before) };
 }
 
-function printPair(title: string, rest: LoadResult & { cpuMsPerTask?: number }, baseline: LoadResult, unit: string) {
+function printPair(title: string, rest: RestResult, baseline: LoadResult, unit: string) {
   console.log(`\n${title}`);
   console.log(`  ${'path'.padEnd(34)} ${unit.padStart(10)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} errors`);
   for (const result of [rest, baseline]) {
     console.log(`  ${result.label.padEnd(34)} ${fmt(result.perSecond, 0).padStart(10)} ${fmt(result.p50, 2).padStart(9)} ${fmt(result.p99, 2).padStart(9)} ${result.errors}`);
   }
   console.log(`  REST / baseline throughput: ${fmt(rest.perSecond / baseline.perSecond, 2)}`);
-  if (rest.cpuMsPerTask !== undefined) console.log(`  platform CPU per REST request: ${fmt(rest.cpuMsPerTask, 2)} ms`);
+  if (rest.cpuMsPerTask !== undefined) console.log(`  platform CPU per REST request: ${fmt(rest.cpuMsPerTask, 2)} ms (${rest.processes} serving process(es))`);
 }
 
 async function ingestion(post: (route: string, body: unknown) => Promise<string>, db: pg.Pool, fetchHealth: () => Promise<number>) {
