@@ -34,17 +34,23 @@ export interface SubscribeOptions {
  */
 export class PlatformEventStream {
   private readonly listener: NotificationListener;
+  private readonly ownsListener: boolean;
   private generation = 0;
   private readonly waiters = new Set<() => void>();
   private unlisten: (() => void) | undefined;
   private listening: Promise<void> | undefined;
 
+  /**
+   * `listen`: the process's shared LISTEN connection (closed by whoever created it), or a connection string for a
+   * listener of the stream's own (closed by `close()`).
+   */
   constructor(
     private readonly root: Kysely<any>,
-    connectionString: string,
+    listen: string | NotificationListener,
     logger: Logger,
   ) {
-    this.listener = new NotificationListener(connectionString, logger);
+    this.ownsListener = typeof listen === 'string';
+    this.listener = typeof listen === 'string' ? new NotificationListener(listen, logger) : listen;
   }
 
   async read(after: string, limit = PAGE_SIZE): Promise<EventPage> {
@@ -121,7 +127,7 @@ export class PlatformEventStream {
 
   async close(): Promise<void> {
     this.unlisten?.();
-    await this.listener.close();
+    if (this.ownsListener) await this.listener.close();
     for (const wake of this.waiters) wake();
   }
 

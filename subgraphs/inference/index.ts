@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
-import { migrateEvents, PlatformEventStream } from '../../platform/events/index.js';
+import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import { createModelLimiter } from '../../platform/model-access/limits.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import { publishCompletionEvents } from './tracing/publish-completion-events.js';
@@ -49,20 +49,24 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     const db = store as Kysely<InferenceDatabase>;
     const config = loadInferenceConfig(platformConfig);
     const embeddedRuntime = await options.embeddedRuntime?.(platformConfig.env);
-    const catalog = new ModelCatalog(db, config, platformConfig.env, logger, embeddedRuntime);
+    // One LISTEN connection for the subgraph: platform events, and catalog and trace-setting changes made by any
+    // process (applied at their commit, not at the next poll).
+    const listener = new NotificationListener(String(connection.pool.options.connectionString), logger);
+    const catalog = new ModelCatalog(db, config, platformConfig.env, logger, listener, embeddedRuntime);
     const usage = new UsageRecorder(db, logger, config.usageFlushMs, options.traceSink);
-    const traceSettings = new TraceSettings(db, logger);
+    const traceSettings = new TraceSettings(db, listener, config.catalogRefreshMs, logger);
     // The process's model limiter, shared with training's checkpoint completions (platform/model-access).
     const chat = new ChatService(catalog, modelLimiter ?? createModelLimiter(platformConfig), usage, traceSettings, logger);
-    const events = new PlatformEventStream(connection.root, String(connection.pool.options.connectionString), logger);
-    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, db };
+    const events = new PlatformEventStream(connection.root, listener, logger);
+    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, listener, db };
   },
-  onStart: async ({ catalog, traceSettings, config }) => {
+  onStart: async ({ catalog, traceSettings }) => {
     await catalog.start();
-    await traceSettings.start(config.catalogRefreshMs);
+    await traceSettings.start();
   },
-  onStop: async ({ events }) => {
+  onStop: async ({ events, listener }) => {
     await events.close();
+    await listener.close();
   },
   references: () => ({ Project: passThroughReference, Team: passThroughReference }),
   subscriptions: ({ chat }) => ({

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { PlatformEventStream } from '../../platform/events/index.js';
+import type { NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import type { InferenceDatabase } from './db/database.js';
 import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
 import type { ChatService } from './chat/chat.service.js';
@@ -20,5 +20,7 @@ export interface InferenceServices {
   embeddedRuntime: EmbeddedModelRuntime | undefined;
   /** Platform events: the training subgraph's completions arrive here to be counted in usage. */
   events: PlatformEventStream;
+  /** This process's LISTEN connection for the subgraph (platform events, catalog and trace-setting changes). */
+  listener: NotificationListener;
   db: Kysely<InferenceDatabase>;
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { InferenceDatabase, ModelSource } from '../db/database.js';
 import type { ModelDefinition } from './model-definition.schema.js';
 
@@ -11,6 +11,9 @@ export interface ModelRow {
 }
 
 type Db = Kysely<InferenceDatabase>;
+
+/** NOTIFY channel: the catalog changed; a wake-up call only (every process re-reads the table). */
+export const MODEL_CATALOG_CHANNEL = 'trellis_inference_catalog_changed';
 
 /** Kysely queries of the model catalog. */
 export const catalogStore = {
@@ -38,6 +41,11 @@ export const catalogStore = {
   async deleteModel(db: Db, id: string): Promise<boolean> {
     const result = await db.deleteFrom('models').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  },
+
+  /** Tells every process serving the catalog to re-read it; delivered when the writing transaction commits. */
+  async notifyCatalogChanged(db: Db): Promise<void> {
+    await sql`select pg_notify(${MODEL_CATALOG_CHANNEL}, '')`.execute(db);
   },
 
   /** Config-file models that the file no longer lists. */

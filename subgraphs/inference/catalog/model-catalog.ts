@@ -3,14 +3,16 @@ import type { Kysely } from 'kysely';
 import { isTeamMember, type Principal } from '../../../platform/auth/principal.js';
 import { ConfigError } from '../../../platform/config.js';
 import { NotFoundError, TrellisError } from '../../../platform/errors.js';
+import type { NotificationListener } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
 import type { EmbeddedModelRuntime } from '../backends/embedded/embedded-runtime.js';
+import { ChangeFollower } from '../change-follower.js';
 import type { InferenceDatabase, ModelSource } from '../db/database.js';
 import type { InferenceConfig } from '../inference-config.js';
 import { createBackend } from './backend-factory.js';
-import { catalogStore as store } from './catalog.store.js';
+import { catalogStore as store, MODEL_CATALOG_CHANNEL } from './catalog.store.js';
 import { ModelDefinitionSchema, ModelsFileSchema, type ModelDefinition } from './model-definition.schema.js';
 
 export interface CatalogEntry {
@@ -25,35 +27,41 @@ export interface CatalogEntry {
 
 /**
  * The models this platform serves. The database is the truth (so every process agrees); each process keeps the
- * catalog in memory with a backend per model, because resolving a model is on every request's path, and re-reads
- * it after its own changes and every `catalogRefreshMs` for changes made elsewhere.
+ * catalog in memory with a backend per model, because resolving a model is on every request's path. Every write
+ * notifies MODEL_CATALOG_CHANNEL in its transaction, so every process (this one included) re-reads the catalog
+ * when the change commits; it is also re-read after this process's own changes (so `register` answers with the new
+ * entry) and every `catalogRefreshMs`, in case a notification was lost.
  */
 export class ModelCatalog {
   private entries = new Map<string, CatalogEntry>();
-  private timer: NodeJS.Timeout | undefined;
-  private refreshing: Promise<void> = Promise.resolve();
+  private readonly changes: ChangeFollower;
 
   constructor(
     private readonly db: Kysely<InferenceDatabase>,
     private readonly config: InferenceConfig,
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly logger: Logger,
+    listener: NotificationListener,
     private readonly embeddedRuntime?: EmbeddedModelRuntime,
-  ) {}
+  ) {
+    this.changes = new ChangeFollower(() => this.load(), {
+      listener,
+      channel: MODEL_CATALOG_CHANNEL,
+      pollMs: config.catalogRefreshMs,
+      logger,
+      failure: 'model catalog refresh failed',
+    });
+  }
 
-  /** Applies TRELLIS_MODELS_FILE (when set), loads the catalog and starts watching it for changes. */
+  /** Applies TRELLIS_MODELS_FILE (when set), loads the catalog and starts following changes to it. */
   async start(): Promise<void> {
     if (this.config.modelsFile) await this.applyModelsFile(this.config.modelsFile);
     await this.ensureDefaultEmbeddedModel();
-    await this.refresh();
-    this.timer = setInterval(() => {
-      this.refresh().catch((error) => this.logger.warn({ err: error }, 'model catalog refresh failed'));
-    }, this.config.catalogRefreshMs);
-    this.timer.unref();
+    await this.changes.start();
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.changes.stop();
     const backends = [...this.entries.values()].map((entry) => entry.backend);
     this.entries = new Map();
     await Promise.all(backends.map((backend) => backend.close()));
@@ -81,25 +89,30 @@ export class ModelCatalog {
   async register(input: unknown, source: ModelSource = 'api'): Promise<CatalogEntry> {
     const definition = validateOrThrow(ModelDefinitionSchema, input, 'definition');
     await createBackend(definition, this.config, this.env, this.embeddedRuntime).close();
-    await this.db.transaction().execute((trx) => store.upsertModel(trx, definition, source));
+    await this.db.transaction().execute(async (trx) => {
+      await store.upsertModel(trx, definition, source);
+      await store.notifyCatalogChanged(trx);
+    });
     await this.refresh();
     return this.entries.get(definition.id)!;
   }
 
   async remove(id: string): Promise<boolean> {
-    const deleted = await store.deleteModel(this.db, id);
+    const deleted = await this.db.transaction().execute(async (trx) => {
+      const found = await store.deleteModel(trx, id);
+      if (found) await store.notifyCatalogChanged(trx);
+      return found;
+    });
     await this.refresh();
     return deleted;
   }
 
   /**
-   * Re-reads the catalog; unchanged models keep their backend (and its warm connections). Reads run one after
-   * another, so a read requested after a write always starts after it.
+   * Re-reads the catalog; unchanged models keep their backend (and its warm connections). A read requested after a
+   * write always starts after it.
    */
   refresh(): Promise<void> {
-    const next = this.refreshing.then(() => this.load());
-    this.refreshing = next.catch(() => undefined);
-    return next;
+    return this.changes.refresh();
   }
 
   private async load(): Promise<void> {
@@ -137,6 +150,7 @@ export class ModelCatalog {
     await this.db.transaction().execute(async (trx) => {
       if ((await store.listModels(trx)).some((row) => row.id === model.id)) return;
       await store.upsertModel(trx, definition, 'config');
+      await store.notifyCatalogChanged(trx);
     });
   }
 
@@ -166,6 +180,7 @@ export class ModelCatalog {
     await this.db.transaction().execute(async (trx) => {
       await store.deleteConfigModelsExcept(trx, ids);
       for (const definition of models) await store.upsertModel(trx, definition, 'config');
+      await store.notifyCatalogChanged(trx);
     });
     this.logger.info({ file, models: ids }, 'model catalog file applied');
   }

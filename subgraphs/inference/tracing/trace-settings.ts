@@ -1,31 +1,43 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { NotificationListener } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
+import { ChangeFollower } from '../change-follower.js';
 import type { InferenceDatabase } from '../db/database.js';
+
+/** NOTIFY channel: a project's trace setting changed; a wake-up call only (every process re-reads the table). */
+export const TRACE_SETTINGS_CHANNEL = 'trellis_inference_trace_settings_changed';
 
 /**
  * Which projects have completion tracing switched off. On by default: a request that names a project is traced
- * unless the project turned it off. Kept in memory (it is read on every request) and re-read periodically, so
- * changes made through another process are seen within the refresh interval.
+ * unless the project turned it off. Kept in memory (it is read on every request); `set` notifies
+ * TRACE_SETTINGS_CHANNEL in its transaction, so every process re-reads the settings when the change commits, and
+ * each also re-reads them every `refreshMs` in case a notification was lost.
  */
 export class TraceSettings {
   private disabled = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly changes: ChangeFollower;
 
   constructor(
     private readonly db: Kysely<InferenceDatabase>,
-    private readonly logger: Logger,
-  ) {}
+    listener: NotificationListener,
+    refreshMs: number,
+    logger: Logger,
+  ) {
+    this.changes = new ChangeFollower(() => this.load(), {
+      listener,
+      channel: TRACE_SETTINGS_CHANNEL,
+      pollMs: refreshMs,
+      logger,
+      failure: 'reading trace settings failed',
+    });
+  }
 
-  async start(refreshMs: number): Promise<void> {
-    await this.load();
-    this.timer = setInterval(() => {
-      this.load().catch((error) => this.logger.warn({ err: error }, 'reading trace settings failed'));
-    }, refreshMs);
-    this.timer.unref();
+  start(): Promise<void> {
+    return this.changes.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.changes.stop();
   }
 
   isEnabled(entity: string, project: string): boolean {
@@ -33,12 +45,16 @@ export class TraceSettings {
   }
 
   async set(entity: string, project: string, enabled: boolean): Promise<boolean> {
-    await this.db
-      .insertInto('project_settings')
-      .values({ entity, project, trace_completions: enabled })
-      .onConflict((conflict) => conflict.columns(['entity', 'project']).doUpdateSet({ trace_completions: enabled, updated_at: new Date() }))
-      .execute();
-    await this.load();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('project_settings')
+        .values({ entity, project, trace_completions: enabled })
+        .onConflict((conflict) => conflict.columns(['entity', 'project']).doUpdateSet({ trace_completions: enabled, updated_at: new Date() }))
+        .execute();
+      await sql`select pg_notify(${TRACE_SETTINGS_CHANNEL}, '')`.execute(trx);
+    });
+    // This process reads its own write before answering; the notification only arrives after the commit.
+    await this.changes.refresh();
     return enabled;
   }
 
