@@ -16,7 +16,8 @@ export function spawnEntry(entry: string, args: string[], env: Record<string, st
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
     cwd: REPO_ROOT,
     // NODE_ENV=test (set by vitest) changes library behaviour (Apollo skips its signal handlers): run as users do.
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    // One platform process unless a test asks for more (TRELLIS_PROCESSES; '' is npm start's default, one per core).
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', TRELLIS_PROCESSES: '1', ...env },
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (options.input !== undefined) child.stdin?.end(options.input);

@@ -23,6 +23,7 @@ async function startOnce(dataDir: string) {
     PORT: String(port),
     TRELLIS_BOOTSTRAP_API_KEY: KEY,
     DATABASE_URL: '',
+    TRELLIS_PROCESSES: '', // npm start's default: a process per core
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, platform, 90_000);
