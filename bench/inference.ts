@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-load.js';
+import { checkHopTargets, throughputAgainstPortkey } from './hop-targets.js';
 import { readProcessTree, servingProcesses, usedBetween } from './process-cpu.js';
 import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 
@@ -371,6 +372,31 @@ function printTable(cells: Cell[]): void {
   }
 }
 
+/** Issue #15's verdict per cell (bench/hop-targets.ts), and Trellis' throughput against Portkey's. */
+function printTargets(cells: Cell[]): void {
+  const checks = checkHopTargets(cells);
+  if (checks.length > 0) {
+    process.stdout.write(
+      '\ntargets (issue #15): added p50 ≤ max(2 × floor, floor + 1 ms), added p99 ≤ 3 × floor; highest concurrency\n\n' +
+        '| upstream delay | mode | clients | added against | Trellis added p50 / p99 ms | floor added p50 / p99 ms | limit p50 / p99 ms | p50 | p99 |\n' +
+        '|---|---|---|---|---|---|---|---|---|\n',
+    );
+    for (const check of checks) {
+      process.stdout.write(
+        `| ${check.delayMs} ms | ${check.mode} | ${check.concurrency} | ${check.baseline} | ${fixed(check.trellis.p50)} / ${fixed(check.trellis.p99)} | ` +
+          `${fixed(check.floor.p50)} / ${fixed(check.floor.p99)} | ${fixed(check.limit.p50)} / ${check.limit.p99 === undefined ? 'none (floor ≤ 0)' : fixed(check.limit.p99)} | ` +
+          `${check.p50} | ${check.p99} |\n`,
+      );
+    }
+  }
+  for (const row of throughputAgainstPortkey(cells)) {
+    process.stdout.write(
+      `throughput ${row.delayMs} ms ${row.mode} × ${row.concurrency}: Trellis ${row.ratio.toFixed(2)}× Portkey's` +
+        `${row.cap === undefined ? '' : ` (the closed loop caps any target at ${row.cap.toFixed(2)}× Portkey's here)`}\n`,
+    );
+  }
+}
+
 async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-'));
   try {
@@ -490,6 +516,7 @@ async function main() {
       }
     }
     printTable(cells);
+    printTargets(cells);
     if (CELLS_JSON) await writeFile(CELLS_JSON, JSON.stringify(cells));
     if (trellis) {
       // Usage records are written off the request path (batched); after a flush interval every successful

@@ -1,0 +1,92 @@
+/**
+ * Issue #15's targets for the inference hop, judged from one run's cells: at the highest concurrency of each
+ * upstream delay and mode, Trellis' added p50 must be ≤ 2× the floor's added p50 (or ≤ 1 ms more than the floor's,
+ * whichever is larger) and its added p99 ≤ 3× the floor's added p99. "Added" is judged twice: against the direct cell
+ * (the issue's definition; the direct cell ran seconds earlier) and against the direct probes that ran in the same
+ * seconds as the proxy (the better-defined baseline on a shared machine). A floor whose added p99 is ≤ 0 (its p99
+ * below the baseline's: noise) gives no p99 target: that check is reported as undefined, not passed.
+ */
+export interface HopCell {
+  target: string;
+  mode: string;
+  delayMs: number;
+  concurrency: number;
+  throughput: number;
+  p50: number;
+  p99: number;
+  probeP50?: number;
+  probeP99?: number;
+}
+
+export type Verdict = 'met' | 'missed' | 'undefined';
+
+export interface HopCheck {
+  delayMs: number;
+  mode: string;
+  concurrency: number;
+  baseline: 'direct' | 'probes';
+  trellis: { p50: number; p99: number };
+  floor: { p50: number; p99: number };
+  limit: { p50: number; p99: number | undefined };
+  p50: Verdict;
+  p99: Verdict;
+}
+
+/** The p50 and p99 limits that the floor's added latency sets. */
+export function hopLimits(floorAdded: { p50: number; p99: number }): { p50: number; p99: number | undefined } {
+  return {
+    p50: Math.max(2 * floorAdded.p50, floorAdded.p50 + 1),
+    p99: floorAdded.p99 > 0 ? 3 * floorAdded.p99 : undefined,
+  };
+}
+
+/** One check per (delay, mode) at its highest concurrency and per baseline, where trellis and floor both ran. */
+export function checkHopTargets(cells: HopCell[]): HopCheck[] {
+  const checks: HopCheck[] = [];
+  const keys = new Set(cells.map((cell) => `${cell.delayMs}/${cell.mode}`));
+  for (const key of keys) {
+    const group = cells.filter((cell) => `${cell.delayMs}/${cell.mode}` === key);
+    const concurrency = Math.max(...group.map((cell) => cell.concurrency));
+    const at = (target: string) => group.find((cell) => cell.target === target && cell.concurrency === concurrency);
+    const [direct, floor, trellis] = [at('direct'), at('floor'), at('trellis')];
+    if (!floor || !trellis) continue;
+    const baselines: { name: 'direct' | 'probes'; of: (cell: HopCell) => { p50: number; p99: number } | undefined }[] = [
+      { name: 'direct', of: () => (direct ? { p50: direct.p50, p99: direct.p99 } : undefined) },
+      { name: 'probes', of: (cell) => (cell.probeP50 !== undefined && cell.probeP99 !== undefined ? { p50: cell.probeP50, p99: cell.probeP99 } : undefined) },
+    ];
+    for (const baseline of baselines) {
+      const [floorBase, trellisBase] = [baseline.of(floor), baseline.of(trellis)];
+      if (!floorBase || !trellisBase) continue;
+      const floorAdded = { p50: floor.p50 - floorBase.p50, p99: floor.p99 - floorBase.p99 };
+      const trellisAdded = { p50: trellis.p50 - trellisBase.p50, p99: trellis.p99 - trellisBase.p99 };
+      const limit = hopLimits(floorAdded);
+      checks.push({
+        delayMs: floor.delayMs,
+        mode: floor.mode,
+        concurrency,
+        baseline: baseline.name,
+        trellis: trellisAdded,
+        floor: floorAdded,
+        limit,
+        p50: trellisAdded.p50 <= limit.p50 ? 'met' : 'missed',
+        p99: limit.p99 === undefined ? 'undefined' : trellisAdded.p99 <= limit.p99 ? 'met' : 'missed',
+      });
+    }
+  }
+  return checks.sort((a, b) => a.delayMs - b.delayMs || a.mode.localeCompare(b.mode) || a.baseline.localeCompare(b.baseline));
+}
+
+/** The run's throughput ratio of Trellis to Portkey per (delay, mode) at the highest concurrency, with the offered cap. */
+export function throughputAgainstPortkey(cells: HopCell[]): { delayMs: number; mode: string; concurrency: number; ratio: number; cap: number | undefined }[] {
+  const rows: { delayMs: number; mode: string; concurrency: number; ratio: number; cap: number | undefined }[] = [];
+  for (const trellis of cells.filter((cell) => cell.target === 'trellis')) {
+    const highest = Math.max(...cells.filter((cell) => cell.delayMs === trellis.delayMs && cell.mode === trellis.mode).map((cell) => cell.concurrency));
+    if (trellis.concurrency !== highest) continue;
+    const portkey = cells.find((cell) => cell.target === 'portkey' && cell.mode === trellis.mode && cell.delayMs === trellis.delayMs && cell.concurrency === highest);
+    if (!portkey || portkey.throughput <= 0) continue;
+    // A closed loop of N clients offers at most N / delay: no target can exceed it, so neither can the ratio.
+    const offered = trellis.delayMs > 0 ? (highest * 1000) / trellis.delayMs : undefined;
+    rows.push({ delayMs: trellis.delayMs, mode: trellis.mode, concurrency: highest, ratio: trellis.throughput / portkey.throughput, cap: offered === undefined ? undefined : offered / portkey.throughput });
+  }
+  return rows;
+}
