@@ -20,16 +20,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HopCell } from './hop-targets.js';
 
-/** The fields of bench/inference.ts's cells this comparison reads. */
-interface MeasuredCell {
-  target: string;
-  mode: string;
-  delayMs: number;
-  concurrency: number;
-  throughput: number;
-  p50: number;
-  p99: number;
+/** The fields of bench/inference.ts's cells this comparison reads: a cell's latencies, and what it cost. */
+interface MeasuredCell extends HopCell {
   cpuPerRequestUs: number;
   /** Trellis processes that served the cell (a cluster's workers, or 1). */
   processes: number;
