@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,8 @@ import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
  * stay in waves of N simultaneous requests (the worst case for any single-threaded proxy).
  *
  * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis started (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
+ * BENCH_TRELLIS_STDOUT=<file> appends every line the started Trellis prints to that file (e.g. with
+ * `BENCH_TRELLIS_NODE_ARGS=--trace-gc-nvp`: one line per garbage collection, docs/benchmarks.md reads them).
  * BENCH_TRELLIS_ENV adds to its environment (a JSON object of strings, e.g. `{"TRELLIS_PROCESSES":"1"}`; it wins over
  * `--trellis-processes` and this process's own environment).
  * `--cells-json FILE` also writes the measured cells as JSON. Two builds, two sets of flags or of environment,
@@ -141,18 +144,23 @@ interface Cell {
 const succeeded = new Map<string, number>();
 const countSuccess = (target: string, count = 1) => succeeded.set(target, (succeeded.get(target) ?? 0) + count);
 
-/** Starts a process and resolves with it once `match` accepts one of its stdout lines. */
+/**
+ * Starts a process and resolves with it once `match` accepts one of its stdout lines; `copyStdoutTo` also appends
+ * every line to that file.
+ */
 function startProcess(
   command: string,
   argv: string[],
   env: Record<string, string>,
   match: (line: string) => string | undefined,
   stderr: 'inherit' | 'ignore' = 'inherit',
+  copyStdoutTo?: string,
 ): Promise<{ pid: number; found: string }> {
   const child = spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
   children.push(child);
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
+    if (copyStdoutTo) lines.on('line', (line) => appendFileSync(copyStdoutTo, `${line}\n`));
     lines.on('line', (line) => {
       const found = match(line.replace(/\x1b\[[0-9;]*m/g, ''));
       if (found) resolve({ pid: child.pid!, found });
@@ -205,6 +213,8 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string): Pr
       TRELLIS_MODELS_FILE: modelsFile,
     },
     (line) => /Trellis is running at (http:\/\/\S+)/.exec(line)?.[1],
+    'inherit',
+    process.env.BENCH_TRELLIS_STDOUT,
   );
   return { pid, url: found };
 }
