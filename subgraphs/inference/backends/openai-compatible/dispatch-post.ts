@@ -17,7 +17,13 @@ export function dispatchPost(pool: Pool, request: PostRequest, signal: AbortSign
   let controller: Dispatcher.DispatchController | undefined;
   const onAbort = () => controller?.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  const settle = () => signal.removeEventListener('abort', onAbort);
+  // Once the request is over nothing may abort it, and nothing of ours should keep undici's controller (with the
+  // response's raw headers and the connection's closures) reachable: holding it made V8 promote each request's
+  // objects to the old generation (docs/benchmarks.md, inference, 2026-11-27).
+  const settle = () => {
+    signal.removeEventListener('abort', onAbort);
+    controller = undefined;
+  };
   const cancellable: Dispatcher.DispatchHandler = {
     onRequestStart(requestController, context) {
       controller = requestController;

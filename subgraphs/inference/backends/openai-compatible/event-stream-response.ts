@@ -128,11 +128,14 @@ export function requestEventStream(
         }
         if (!closed) parser!.feed(decoder!.decode());
         ended = true;
+        // Nothing to pause, resume or abort any more: let undici's controller go (see dispatch-post.ts).
+        controller = undefined;
         notify();
       },
       onResponseError(_controller, error) {
         if (statusCode === 0) return reject(error);
         if (statusCode !== 200) return reject(new ResponseBodyError(error, statusCode, headers));
+        controller = undefined;
         if (closed) return;
         failure = error;
         notify();
