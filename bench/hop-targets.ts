@@ -40,14 +40,28 @@ export function hopLimits(floorAdded: { p50: number; p99: number }): { p50: numb
   };
 }
 
+/** The cells of each (delay, mode) at that pair's highest concurrency: what the targets are judged on. */
+function atHighestConcurrency(cells: HopCell[]): { delayMs: number; mode: string; concurrency: number; at(target: string): HopCell | undefined }[] {
+  const groups = new Map<string, HopCell[]>();
+  for (const cell of cells) {
+    const key = `${cell.delayMs}/${cell.mode}`;
+    groups.set(key, [...(groups.get(key) ?? []), cell]);
+  }
+  return [...groups.values()].map((group) => {
+    const concurrency = Math.max(...group.map((cell) => cell.concurrency));
+    return {
+      delayMs: group[0]!.delayMs,
+      mode: group[0]!.mode,
+      concurrency,
+      at: (target: string) => group.find((cell) => cell.target === target && cell.concurrency === concurrency),
+    };
+  });
+}
+
 /** One check per (delay, mode) at its highest concurrency and per baseline, where trellis and floor both ran. */
 export function checkHopTargets(cells: HopCell[]): HopCheck[] {
   const checks: HopCheck[] = [];
-  const keys = new Set(cells.map((cell) => `${cell.delayMs}/${cell.mode}`));
-  for (const key of keys) {
-    const group = cells.filter((cell) => `${cell.delayMs}/${cell.mode}` === key);
-    const concurrency = Math.max(...group.map((cell) => cell.concurrency));
-    const at = (target: string) => group.find((cell) => cell.target === target && cell.concurrency === concurrency);
+  for (const { delayMs, mode, concurrency, at } of atHighestConcurrency(cells)) {
     const [direct, floor, trellis] = [at('direct'), at('floor'), at('trellis')];
     if (!floor || !trellis) continue;
     const baselines: { name: 'direct' | 'probes'; of: (cell: HopCell) => { p50: number; p99: number } | undefined }[] = [
@@ -61,8 +75,8 @@ export function checkHopTargets(cells: HopCell[]): HopCheck[] {
       const trellisAdded = { p50: trellis.p50 - trellisBase.p50, p99: trellis.p99 - trellisBase.p99 };
       const limit = hopLimits(floorAdded);
       checks.push({
-        delayMs: floor.delayMs,
-        mode: floor.mode,
+        delayMs,
+        mode,
         concurrency,
         baseline: baseline.name,
         trellis: trellisAdded,
@@ -76,17 +90,25 @@ export function checkHopTargets(cells: HopCell[]): HopCheck[] {
   return checks.sort((a, b) => a.delayMs - b.delayMs || a.mode.localeCompare(b.mode) || a.baseline.localeCompare(b.baseline));
 }
 
+export interface ThroughputRatio {
+  delayMs: number;
+  mode: string;
+  concurrency: number;
+  /** Trellis' throughput over Portkey's. */
+  ratio: number;
+  /** The most any target could reach over Portkey's in this cell (undefined without an upstream delay). */
+  cap: number | undefined;
+}
+
 /** The run's throughput ratio of Trellis to Portkey per (delay, mode) at the highest concurrency, with the offered cap. */
-export function throughputAgainstPortkey(cells: HopCell[]): { delayMs: number; mode: string; concurrency: number; ratio: number; cap: number | undefined }[] {
-  const rows: { delayMs: number; mode: string; concurrency: number; ratio: number; cap: number | undefined }[] = [];
-  for (const trellis of cells.filter((cell) => cell.target === 'trellis')) {
-    const highest = Math.max(...cells.filter((cell) => cell.delayMs === trellis.delayMs && cell.mode === trellis.mode).map((cell) => cell.concurrency));
-    if (trellis.concurrency !== highest) continue;
-    const portkey = cells.find((cell) => cell.target === 'portkey' && cell.mode === trellis.mode && cell.delayMs === trellis.delayMs && cell.concurrency === highest);
-    if (!portkey || portkey.throughput <= 0) continue;
+export function throughputAgainstPortkey(cells: HopCell[]): ThroughputRatio[] {
+  const rows: ThroughputRatio[] = [];
+  for (const { delayMs, mode, concurrency, at } of atHighestConcurrency(cells)) {
+    const [trellis, portkey] = [at('trellis'), at('portkey')];
+    if (!trellis || !portkey || portkey.throughput <= 0) continue;
     // A closed loop of N clients offers at most N / delay: no target can exceed it, so neither can the ratio.
-    const offered = trellis.delayMs > 0 ? (highest * 1000) / trellis.delayMs : undefined;
-    rows.push({ delayMs: trellis.delayMs, mode: trellis.mode, concurrency: highest, ratio: trellis.throughput / portkey.throughput, cap: offered === undefined ? undefined : offered / portkey.throughput });
+    const offered = delayMs > 0 ? (concurrency * 1000) / delayMs : undefined;
+    rows.push({ delayMs, mode, concurrency, ratio: trellis.throughput / portkey.throughput, cap: offered === undefined ? undefined : offered / portkey.throughput });
   }
   return rows;
 }

@@ -33,7 +33,9 @@ describe('issue #15 hop targets', () => {
       cell('direct', 50, 52, { concurrency: 50 }),
       cell('floor', 50, 52, { concurrency: 50 }),
     ];
-    const [direct, probes] = checkHopTargets(cells);
+    const checks = checkHopTargets(cells);
+    expect(checks).toHaveLength(2);
+    const [direct, probes] = checks;
     expect(direct).toMatchObject({ baseline: 'direct', concurrency: 200, p50: 'missed', p99: 'missed' });
     expect(direct!.trellis).toEqual({ p50: 3.5, p99: 18 });
     expect(direct!.limit).toEqual({ p50: 2, p99: 9 });
