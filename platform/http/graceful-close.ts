@@ -8,6 +8,10 @@ import type { FastifyInstance } from 'fastify';
  */
 const IDLE_GRACE_MS = 500;
 
+/** The response a connection is serving now (set by the 'request' listener below, cleared when it closes). */
+const inFlight = Symbol('trellis.responseInFlight');
+type TrackedSocket = Socket & { [inFlight]?: http.ServerResponse };
+
 /**
  * Graceful close of the HTTP server, bounded by `timeoutMs`. Install before the server listens (it follows every
  * connection from the start); call the returned function to close.
@@ -23,25 +27,35 @@ const IDLE_GRACE_MS = 500;
  */
 export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number }): () => Promise<void> {
   const server = app.server;
-  const sockets = new Set<Socket>();
+  const sockets = new Set<TrackedSocket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  const responses = new Set<http.ServerResponse>();
   let closing = false;
   // First in line, so the flag is set before Fastify's handler can send anything.
-  server.prependListener('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+  server.prependListener('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (closing) response.shouldKeepAlive = false;
-    responses.add(response);
-    response.once('close', () => responses.delete(response));
+    // The response in flight is found through its connection, not kept in a Set of its own: a Set that every
+    // request enters and leaves rehashes its table over and over, and a table that outlived two young-generation
+    // collections keeps, once replaced, every response it held reachable for V8 until the next full collection —
+    // each then promoted with its whole request, and new tables in turn (docs/benchmarks.md, inference, 2026-11-27).
+    const socket = request.socket as TrackedSocket;
+    socket[inFlight] = response;
+    response.once('close', () => {
+      if (socket[inFlight] === response) socket[inFlight] = undefined;
+    });
   });
 
   let closed: Promise<void> | undefined;
   return () =>
     (closed ??= (async () => {
       closing = true;
-      for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false;
+      for (const socket of sockets) {
+        const response = socket[inFlight];
+        // With pipelining only the last response is tracked: it is the one whose `Connection: close` ends the socket.
+        if (response && !response.headersSent) response.shouldKeepAlive = false;
+      }
       // Node's server.close() would destroy idle sockets right away (httpServerPreClose): hold them for the grace.
       const closeIdleConnections = server.closeIdleConnections.bind(server);
       server.closeIdleConnections = () => {};
