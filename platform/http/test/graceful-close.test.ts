@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runOldGenerationProbe } from '../../../test/support/old-generation-growth.js';
 
 const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'promotion-probe.ts');
 
@@ -12,8 +11,7 @@ describe('gracefulClose under keep-alive load', () => {
   // (≈ 1.9 KB of old space per request in this probe, against ≈ 0.1 KB without the Set), lengthening every
   // young-generation pause of the platform (docs/benchmarks.md, inference, 2026-11-27).
   it('leaves nothing of finished requests for the old generation', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { timeout: 30_000 });
-    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { bytesPerRequest: number; requests: number };
+    const result = await runOldGenerationProbe(probe);
     expect(result.requests).toBeGreaterThan(1_000);
     expect(result.bytesPerRequest).toBeLessThan(500);
   });
