@@ -3,6 +3,7 @@ import type { ApolloServer } from '@apollo/server';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/auth/principal.js';
+import { RequestAbortController } from '../platform/async/request-abort-controller.js';
 import { NotFoundError, TrellisError, UnauthenticatedError, ValidationFailedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './execute.js';
@@ -97,7 +98,7 @@ function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteSe
         return serveEventStream(request, reply, route.sse, input, route.family, services.subscribe);
       }
       // A client that goes away cancels the work it asked for (resolvers may pass the signal upstream).
-      const controller = new AbortController();
+      const controller = new RequestAbortController();
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
       });

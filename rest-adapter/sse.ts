@@ -1,6 +1,7 @@
 import { GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAsyncIterable } from '../platform/async/guards.js';
+import { RequestAbortController } from '../platform/async/request-abort-controller.js';
 import { TrellisError, trellisErrorFromGraphQL } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { errorResponse } from './error-shapes.js';
@@ -37,7 +38,7 @@ export async function serveEventStream(
     document = parse(sse.subscription);
     documents.set(sse, document);
   }
-  const controller = new AbortController();
+  const controller = new RequestAbortController();
   let iterator: AsyncIterableIterator<ExecutionResult> | undefined;
   let ended = false;
   const onClose = () => {
