@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Principal } from '../../../platform/auth/principal.js';
 import { TrellisError } from '../../../platform/errors.js';
+import { RequestAbortController } from '../../../platform/async/request-abort-controller.js';
 import type { Logger } from '../../../platform/logger.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { BackendReport, BackendRequest } from '../backends/chat-backend.js';
@@ -47,7 +48,12 @@ interface Exchange {
   };
 }
 
-const NEVER_ABORTED = new AbortController().signal;
+/**
+ * For callers without a signal (GraphQL over HTTP): one that nobody aborts, made per request. Not one shared signal:
+ * the upstream call adds and removes its listener on it, and a long-lived signal's listener list kept every finished
+ * request reachable for V8's young-generation collector (the probes of subgraphs/inference/test).
+ */
+const neverAborted = (): AbortSignal => new RequestAbortController().signal;
 
 /**
  * Chat completions: attribute the request to a project, validate it, resolve the model, check the backend can
@@ -66,7 +72,7 @@ export class ChatService {
     const exchange = this.open(raw, caller, false);
     const { request, entry } = await this.admit(exchange, raw);
     try {
-      const completion = await entry.backend.complete(backendRequest(request, exchange.report), caller.signal ?? NEVER_ABORTED);
+      const completion = await entry.backend.complete(backendRequest(request, exchange.report), caller.signal ?? neverAborted());
       if (isUsage(completion.usage)) exchange.usage = completion.usage;
       if (exchange.trace) exchange.trace.output = outputOf(completion.choices);
       this.finish(exchange);
@@ -88,7 +94,7 @@ export class ChatService {
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let first: IteratorResult<ChatCompletionChunk>;
     try {
-      iterator = entry.backend.stream(backendRequest(request, exchange.report), caller.signal ?? NEVER_ABORTED)[Symbol.asyncIterator]();
+      iterator = entry.backend.stream(backendRequest(request, exchange.report), caller.signal ?? neverAborted())[Symbol.asyncIterator]();
       first = await iterator.next();
       exchange.firstTokenMs = performance.now() - exchange.started;
     } catch (error) {
