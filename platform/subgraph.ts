@@ -13,6 +13,7 @@ import { migrateSchema, type Migrations } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { attachInputFieldPaths } from './graphql/input-field-paths.js';
+import { eventIsValue } from './graphql/leaf-field-operation.js';
 import { describingTypedInputs } from './graphql/typed-input.js';
 import type { PlatformGraph } from './graphql/platform-graph.js';
 import type { ModelLimiter } from './model-access/request-limiter.js';
@@ -189,7 +190,7 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
           ...(subscriptionFields[field] ?? {}),
           subscribe: (_root: unknown, args: Record<string, unknown>, context: GraphQLContext) => source(args, context),
           // Each event is the field's value (type-graphql's own resolve expects its pub/sub payload shape).
-          resolve: (payload: unknown) => payload,
+          resolve: eventIsValue,
         };
       }
     }

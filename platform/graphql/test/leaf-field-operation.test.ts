@@ -13,7 +13,7 @@ import {
 } from 'graphql';
 import { describe, expect, it, vi } from 'vitest';
 import type { GraphQLContext } from '../context.js';
-import { LeafFieldOperation } from '../leaf-field-operation.js';
+import { eventIsValue, LeafFieldOperation } from '../leaf-field-operation.js';
 
 // Every behaviour is checked side by side: the same document, variables and context through LeafFieldOperation and
 // through graphql-js's own `execute` / `subscribe`, on one schema whose resolvers are assigned on its fields.
@@ -56,6 +56,7 @@ const schema = buildSchema(`
     stalled: Int
     root: JSONObject
     recovering: String
+    bound: Int!
   }
 `);
 
@@ -149,6 +150,8 @@ on(schema.getSubscriptionType(), {
   notIterable: { subscribe: () => ({ not: 'iterable' }) },
   // noSource: no subscribe function at all.
   root: { subscribe: () => events([{ n: 1 }, { n: 2 }]), resolve: (_payload, _args, _context, info) => info.rootValue },
+  // A subgraph's bound subscription: the events are the values (completed without calling the resolver).
+  bound: { subscribe: () => events([1, 'two', 3]), resolve: eventIsValue },
   recovering: {
     subscribe: () =>
       (async function* () {
@@ -388,6 +391,15 @@ describe('LeafFieldOperation.subscribe, against graphql-js subscribe', () => {
     const results = await streamBoth('subscription ($from: Int!) { ticks(from: $from) }', { from: 4 });
     expect(results.map((result) => JSON.parse(result.json))).toEqual([{ data: { ticks: 40 } }, { data: { ticks: 50 } }, { data: { ticks: 60 } }]);
     expect(closed).toHaveBeenCalledTimes(2);
+  });
+
+  it('completes the events of a bound subscription (the event is the value) as graphql-js does, errors included', async () => {
+    const results = await streamBoth('subscription { bound }');
+    expect(results.map((result) => JSON.parse(result.json))).toEqual([
+      { data: { bound: 1 } },
+      { errors: [{ message: 'Int cannot represent non-integer value: "two"', locations: [{ line: 1, column: 16 }], path: ['bound'] }], data: null },
+      { data: { bound: 3 } },
+    ]);
   });
 
   it('reads events with the default resolver, under an alias, awaiting promised values', async () => {
