@@ -81,8 +81,9 @@ export function requestEventStream(
       [Symbol.asyncIterator]: () => iterator,
     };
 
-    // Made once the headers are known, so `headers` is a plain property (a getter's accessor pair is allocated in the
-    // old generation, where a finished request's pair kept its closure, and all it reaches, from being collected young).
+    // Made once the headers are known, so `headers` is a plain property: a getter in this per-request object literal
+    // kept finished requests from being collected young (measured in the probe; V8 allocates accessor pairs in the old
+    // generation, which would explain it).
     const streamOf = (responseHeaders: IncomingHttpHeaders): EventStreamResponse => ({
       statusCode: 200,
       headers: responseHeaders,
