@@ -45,7 +45,9 @@ function atHighestConcurrency(cells: HopCell[]): { delayMs: number; mode: string
   const groups = new Map<string, HopCell[]>();
   for (const cell of cells) {
     const key = `${cell.delayMs}/${cell.mode}`;
-    groups.set(key, [...(groups.get(key) ?? []), cell]);
+    const group = groups.get(key);
+    if (group) group.push(cell);
+    else groups.set(key, [cell]);
   }
   return [...groups.values()].map((group) => {
     const concurrency = Math.max(...group.map((cell) => cell.concurrency));

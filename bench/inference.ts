@@ -145,16 +145,15 @@ const succeeded = new Map<string, number>();
 const countSuccess = (target: string, count = 1) => succeeded.set(target, (succeeded.get(target) ?? 0) + count);
 
 /**
- * Starts a process and resolves with it once `match` accepts one of its stdout lines; `copyStdoutTo` also appends
- * every line to that file.
+ * Starts a process and resolves with it once `match` accepts one of its stdout lines. `stderr`: inherited unless
+ * 'ignore'; `copyStdoutTo`: a file every stdout line is also appended to.
  */
 function startProcess(
   command: string,
   argv: string[],
   env: Record<string, string>,
   match: (line: string) => string | undefined,
-  stderr: 'inherit' | 'ignore' = 'inherit',
-  copyStdoutTo?: string,
+  { stderr = 'inherit', copyStdoutTo }: { stderr?: 'inherit' | 'ignore'; copyStdoutTo?: string } = {},
 ): Promise<{ pid: number; found: string }> {
   const child = spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
   children.push(child);
@@ -213,8 +212,7 @@ async function startTrellis(upstreams: Map<number, string>, dataDir: string): Pr
       TRELLIS_MODELS_FILE: modelsFile,
     },
     (line) => /Trellis is running at (http:\/\/\S+)/.exec(line)?.[1],
-    'inherit',
-    process.env.BENCH_TRELLIS_STDOUT,
+    { copyStdoutTo: process.env.BENCH_TRELLIS_STDOUT },
   );
   return { pid, url: found };
 }
@@ -228,7 +226,7 @@ async function startPortkey(): Promise<{ pid: number; url: string }> {
     [entry, `--port=${port}`, '--headless'],
     { NODE_ENV: 'production' },
     (line) => (line.includes('Ready for connections') || line.includes(`:${port}`) ? 'ready' : undefined),
-    'ignore',
+    { stderr: 'ignore' },
   );
   return { pid, url: `http://127.0.0.1:${port}` };
 }

@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import { getHeapSpaceStatistics } from 'node:v8';
+import { sleep } from './raw-http.js';
 
 /**
  * For probes run as their own Node process with `--expose-gc`: how many bytes of old generation each request adds
@@ -34,7 +37,6 @@ export async function reportOldGenerationGrowth(
   });
   observer.observe({ entryTypes: ['gc'] });
 
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   await sleep(1_000); // warm up: the code is optimized and the heap sized before measuring
   gc({ type: 'minor' });
   await sleep(2);
@@ -61,8 +63,6 @@ export async function reportOldGenerationGrowth(
 
 /** Runs a probe script (a file that calls reportOldGenerationGrowth) and returns its figures. */
 export async function runOldGenerationProbe(script: string): Promise<{ bytesPerRequest: number; requests: number }> {
-  const { execFile } = await import('node:child_process');
-  const { promisify } = await import('node:util');
   const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', script], { timeout: 60_000 });
   return JSON.parse(stdout.trim().split('\n').pop()!) as { bytesPerRequest: number; requests: number };
 }
