@@ -89,6 +89,13 @@ const PROBES = Number(option('probes', '10'));
 const CELLS_JSON = option('cells-json', '');
 if (ARRIVALS !== 'staggered' && ARRIVALS !== 'lockstep') throw new Error('--arrivals is staggered or lockstep');
 const API_KEY = 'bench-admin-key-0123456789abcdefghijkl';
+/**
+ * The team and project Trellis' requests name (the openai SDK's `OpenAI-Project` header): a request that names a
+ * project is also traced there as a Family A call (issue #15 measures the hop with tracing on), and the run checks
+ * that every successful response became one.
+ */
+const TRACED_TEAM = 'trellis';
+const TRACED_PROJECT = 'inference-bench';
 
 type Mode = 'plain' | 'stream';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -328,17 +335,43 @@ async function smokeCheck(target: Target, mode: Mode, delayMs: number): Promise<
   }
 }
 
-async function usageRecordsOf(trellisUrl: string): Promise<{ requests: number; errors: number }> {
+/** Creates the project Trellis' requests name, so their completions are traced there. */
+async function ensureTracedProject(trellisUrl: string): Promise<void> {
   const pool = new Pool(trellisUrl);
   try {
     const response = await pool.request({
       path: '/graphql',
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ query: '{ team(name: "trellis") { inferenceUsage { requests errors } } }' }),
+      body: JSON.stringify({
+        query: 'mutation ($team: String!, $project: String!) { ensureProject(entity: $team, name: $project) { name } }',
+        variables: { team: TRACED_TEAM, project: TRACED_PROJECT },
+      }),
     });
-    const body = (await response.body.json()) as { data: { team: { inferenceUsage: { requests: number; errors: number }[] } } };
-    return body.data.team.inferenceUsage[0] ?? { requests: 0, errors: 0 };
+    const text = await response.body.text();
+    if (response.statusCode !== 200 || text.includes('"errors"')) throw new Error(`creating ${TRACED_TEAM}/${TRACED_PROJECT} failed: ${text.slice(0, 300)}`);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** What Trellis recorded of the run: usage records (all its projects) and the calls traced into the bench's project. */
+async function recordsOf(trellisUrl: string): Promise<{ requests: number; errors: number; tracedCalls: number }> {
+  const pool = new Pool(trellisUrl);
+  try {
+    const response = await pool.request({
+      path: '/graphql',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({
+        query: 'query ($team: String!, $project: String!) { team(name: $team) { inferenceUsage { requests errors } } project(entity: $team, name: $project) { callCount } }',
+        variables: { team: TRACED_TEAM, project: TRACED_PROJECT },
+      }),
+    });
+    const body = (await response.body.json()) as {
+      data: { team: { inferenceUsage: { requests: number; errors: number }[] }; project: { callCount: number } | null };
+    };
+    return { ...(body.data.team.inferenceUsage[0] ?? { requests: 0, errors: 0 }), tracedCalls: body.data.project?.callCount ?? 0 };
   } finally {
     await pool.close();
   }
@@ -441,6 +474,7 @@ async function main() {
     if (TARGETS.includes('trellis')) {
       const upstreamUrls = new Map([...upstreams].map(([delayMs, upstream]) => [delayMs, upstream.url]));
       trellis = await startTrellis(upstreamUrls, dataDir);
+      await ensureTracedProject(trellis.url);
       const origin = trellis.url;
       const trellisPid = trellis.pid;
       targets.push({
@@ -449,7 +483,7 @@ async function main() {
         request: (delayMs, mode, content) => ({
           origin,
           path: '/inference/v1/chat/completions',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}`, 'openai-project': `${TRACED_TEAM}/${TRACED_PROJECT}` },
           body: bodyOf(modelFor(delayMs), mode, content),
         }),
       });
@@ -528,11 +562,12 @@ async function main() {
     if (CELLS_JSON) await writeFile(CELLS_JSON, JSON.stringify(cells));
     if (trellis) {
       // Usage records are written off the request path (batched); after a flush interval every successful
-      // request must have its record.
+      // request must have its record, and its traced call (the tracing subgraph consumes the completion events).
       await sleep(2_000);
-      const usage = await usageRecordsOf(trellis.url);
+      const records = await recordsOf(trellis.url);
       process.stdout.write(
-        `\nusage records: ${usage.requests} written (${usage.errors} errors) for ${succeeded.get('trellis') ?? 0} successful Trellis responses\n`,
+        `\nusage records: ${records.requests} written (${records.errors} errors) for ${succeeded.get('trellis') ?? 0} successful Trellis responses; ` +
+          `traced calls in ${TRACED_TEAM}/${TRACED_PROJECT}: ${records.tracedCalls}\n`,
       );
     }
     process.stdout.write(`load average at the end: ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}\n`);
