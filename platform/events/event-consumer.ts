@@ -14,12 +14,16 @@ const RETRY_DELAY_MS = 1_000;
  * cursor first (claimEventCursor), so that several processes consuming the same events apply each once. Transient
  * failures are retried; an event that can never be applied (ValidationFailedError, or data the database cannot
  * store: platform/db/poisoned-records.ts) is dead-lettered (logged, counted) and passed over.
+ *
+ * A consumer of frequent events (one per traced inference completion) also implements `applyBatch`: the events
+ * read together (up to a page of the outbox) are then applied in one transaction, and only when that batch holds
+ * an event that can never be applied is it applied event by event, to pass over just that one.
  */
 export abstract class PlatformEventConsumer implements BackgroundWorker {
   abstract readonly name: string;
   /** A consumer applies each event once for the platform: one process reads the stream. */
   readonly onePerPlatform = true;
-  private events?: AsyncIterableIterator<PlatformEvent>;
+  private pages?: AsyncIterableIterator<PlatformEvent[]>;
   private running?: Promise<void>;
   private stopping = false;
 
@@ -35,37 +39,69 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
   protected abstract apply(event: PlatformEvent): Promise<void>;
   /** Stores `event.cursor` without applying the event. */
   protected abstract passOver(event: PlatformEvent): Promise<void>;
+  /** Optional: writes the changes of several events (in stream order) and stores the last one's cursor, in one transaction. */
+  protected applyBatch?(events: PlatformEvent[]): Promise<void>;
 
   async start(): Promise<void> {
     const cursor = (await this.loadCursor()) ?? START_CURSOR;
-    this.events = this.stream.subscribe(cursor, { filter: (event) => this.types.has(event.type) });
-    this.running = this.consume(this.events);
+    this.pages = this.stream.subscribePages(cursor, { types: [...this.types] });
+    this.running = this.consume(this.pages);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await this.events?.return?.();
+    await this.pages?.return?.();
     await this.running;
   }
 
-  private async consume(events: AsyncIterableIterator<PlatformEvent>): Promise<void> {
-    for await (const event of events) {
-      while (!this.stopping) {
-        try {
-          await this.apply(event);
-          break;
-        } catch (error) {
-          if (error instanceof ValidationFailedError || isRecordError(error)) {
-            // Retrying could never succeed, and would hold back every later event.
-            deadLetter(event, error, { writer: this.name, logger: this.logger, describe: (dead) => ({ event: dead.id, type: dead.type, consumer: this.name }) });
-            await this.passOver(event);
-            break;
-          }
-          this.logger.warn({ err: error, event: event.id, consumer: this.name }, 'applying a platform event failed; retrying');
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-        }
+  private async consume(pages: AsyncIterableIterator<PlatformEvent[]>): Promise<void> {
+    for await (const events of pages) {
+      if (events.length > 1 && this.applyBatch && (await this.applyTogether(events))) continue;
+      for (const event of events) {
+        await this.applyAlone(event);
+        if (this.stopping) return;
       }
       if (this.stopping) return;
     }
   }
+
+  /** True once the batch is applied; false when it holds an event that can never be (or the consumer stops). */
+  private async applyTogether(events: PlatformEvent[]): Promise<boolean> {
+    while (!this.stopping) {
+      try {
+        await this.applyBatch!(events);
+        return true;
+      } catch (error) {
+        if (isPermanent(error)) return false;
+        this.logger.warn({ err: error, events: events.length, consumer: this.name }, 'applying platform events failed; retrying');
+        await delay(RETRY_DELAY_MS);
+      }
+    }
+    return false;
+  }
+
+  private async applyAlone(event: PlatformEvent): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await this.apply(event);
+        return;
+      } catch (error) {
+        if (isPermanent(error)) {
+          // Retrying could never succeed, and would hold back every later event.
+          deadLetter(event, error, { writer: this.name, logger: this.logger, describe: (dead) => ({ event: dead.id, type: dead.type, consumer: this.name }) });
+          await this.passOver(event);
+          return;
+        }
+        this.logger.warn({ err: error, event: event.id, consumer: this.name }, 'applying a platform event failed; retrying');
+        await delay(RETRY_DELAY_MS);
+      }
+    }
+  }
 }
+
+/** An event the consumer refuses (ValidationFailedError) or data the database can never store. */
+function isPermanent(error: unknown): boolean {
+  return error instanceof ValidationFailedError || isRecordError(error);
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

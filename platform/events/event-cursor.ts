@@ -33,12 +33,29 @@ function isCursorAfter(a: string, b: string): boolean {
  * however many processes run it (each waits for the row while another applies an event).
  */
 export async function claimEventCursor<DB extends EventCursorsDatabase>(transaction: Transaction<DB>, consumer: string, cursor: string): Promise<boolean> {
+  return (await claimEvents(transaction, consumer, [{ cursor }])).length > 0;
+}
+
+/**
+ * claimEventCursor for a batch (events in stream order): moves the stored cursor to the last of them and resolves
+ * with those after the cursor stored before — the ones this transaction must apply; none when another process got
+ * there first.
+ */
+export async function claimEvents<DB extends EventCursorsDatabase, E extends { cursor: string }>(
+  transaction: Transaction<DB>,
+  consumer: string,
+  events: readonly E[],
+): Promise<E[]> {
+  const last = events.at(-1);
+  if (!last) return [];
   // Kysely's database type is invariant: a subgraph's transaction is not a Kysely<EventCursorsDatabase>, although
   // its database has that table (the constraint on DB says so).
   const trx = transaction as unknown as Kysely<EventCursorsDatabase>;
   await trx.insertInto('event_cursors').values({ consumer, cursor: '0.0' }).onConflict((conflict) => conflict.column('consumer').doNothing()).execute();
   const stored = await trx.selectFrom('event_cursors').select('cursor').where('consumer', '=', consumer).forUpdate().executeTakeFirstOrThrow();
-  if (!isCursorAfter(cursor, stored.cursor)) return false;
-  await trx.updateTable('event_cursors').set({ cursor, updated_at: sql<Date>`now()` }).where('consumer', '=', consumer).execute();
-  return true;
+  const fresh = events.filter((event) => isCursorAfter(event.cursor, stored.cursor));
+  if (fresh.length > 0) {
+    await trx.updateTable('event_cursors').set({ cursor: last.cursor, updated_at: sql<Date>`now()` }).where('consumer', '=', consumer).execute();
+  }
+  return fresh;
 }

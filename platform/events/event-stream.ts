@@ -19,6 +19,12 @@ export interface EventPage {
 }
 
 export interface SubscribeOptions {
+  /**
+   * Only events of these types. The others are still read (the cursor advances past them in order) but without
+   * their payloads: a subscriber of rare events does not pay for the payloads of frequent ones (a traced
+   * inference completion carries its messages and output).
+   */
+  types?: readonly string[];
   /** Only yield events the subscriber may see; the cursor still advances past the others. */
   filter?: (event: PlatformEvent) => boolean;
 }
@@ -53,11 +59,13 @@ export class PlatformEventStream {
     this.listener = typeof listen === 'string' ? new NotificationListener(listen, logger) : listen;
   }
 
-  async read(after: string, limit = PAGE_SIZE): Promise<EventPage> {
+  /** Up to `limit` settled events after `after`; with `types`, the payloads of other types' events are left out (null). */
+  async read(after: string, limit = PAGE_SIZE, types?: readonly string[]): Promise<EventPage> {
     const position = parseCursor(after);
     if (!position) throw new Error(`invalid event cursor "${after}"`);
+    const payload = types ? sql`case when e.type = any(${[...types]}::text[]) then e.payload end` : sql`e.payload`;
     const { rows } = await sql<EventRow & { settled: boolean }>`
-      select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at,
+      select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, ${payload} as payload, e.created_at,
              e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
       from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
       where (e.tx_id, e.id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
@@ -103,8 +111,24 @@ export class PlatformEventStream {
    * resolves promptly, also while waiting).
    */
   subscribe(after: string, options: SubscribeOptions = {}): AsyncIterableIterator<PlatformEvent> {
-    if (!parseCursor(after)) throw new Error(`invalid event cursor "${after}"`);
+    const pages = this.subscribePages(after, options);
     return new Repeater<PlatformEvent>(async (push, stop) => {
+      void stop.then(() => pages.return?.());
+      for await (const page of pages) {
+        for (const event of page) await push(event);
+      }
+      stop();
+    });
+  }
+
+  /**
+   * The same events as `subscribe`, as the non-empty batches they are read in (up to a page of the outbox each):
+   * for consumers that apply a backlog in one transaction rather than one per event.
+   */
+  subscribePages(after: string, options: SubscribeOptions = {}): AsyncIterableIterator<PlatformEvent[]> {
+    if (!parseCursor(after)) throw new Error(`invalid event cursor "${after}"`);
+    const types = options.types;
+    return new Repeater<PlatformEvent[]>(async (push, stop) => {
       let stopped = false;
       void stop.then(() => {
         stopped = true;
@@ -113,12 +137,12 @@ export class PlatformEventStream {
       let cursor = after;
       while (!stopped) {
         const seen = this.generation;
-        const page = await this.read(cursor);
-        for (const event of page.events) {
-          cursor = event.cursor;
-          if (!options.filter || options.filter(event)) await push(event);
-          if (stopped) return;
-        }
+        const page = await this.read(cursor, PAGE_SIZE, types);
+        const last = page.events.at(-1);
+        if (last) cursor = last.cursor;
+        const wanted = page.events.filter((event) => (!types || types.includes(event.type)) && (!options.filter || options.filter(event)));
+        if (wanted.length > 0) await push(wanted);
+        if (stopped) return;
         if (page.events.length === PAGE_SIZE) continue;
         await Promise.race([this.changedSince(seen, page.heldBack ? SETTLE_MS : undefined), stop]);
       }

@@ -3,5 +3,5 @@ export { formatCursor, parseCursor, START_CURSOR, type NewPlatformEvent, type Pl
 export { PlatformEventStream, type EventPage, type SubscribeOptions } from './event-stream.js';
 export { PlatformEventConsumer } from './event-consumer.js';
 export { NotificationListener } from './notification-listener.js';
-export { publishEvent } from './publish-event.js';
+export { publishEvent, publishEvents } from './publish-event.js';
 export { EVENTS_CHANNEL, EVENTS_SCHEMA, migrateEvents } from './schema.js';

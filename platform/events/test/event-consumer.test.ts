@@ -3,7 +3,7 @@ import { createTestDatabase } from '../../../test/support/database.js';
 import { connectDatabase, type DatabaseConnection } from '../../db/connection.js';
 import { deadLetterRecords } from '../../db/poisoned-records.js';
 import { createLogger } from '../../logger.js';
-import { migrateEvents, PlatformEventConsumer, PlatformEventStream, publishEvent, type PlatformEvent } from '../index.js';
+import { migrateEvents, PlatformEventConsumer, PlatformEventStream, publishEvent, publishEvents, type PlatformEvent } from '../index.js';
 
 /**
  * An event the consumer's database can never store (SQLSTATE class 22: NUL in text, a number out of range, …) must
@@ -60,6 +60,55 @@ it('dead-letters and passes over an event the database can never store, retries 
     expect(consumer.passedOver).toEqual([2]);
     const after = (await deadLetterRecords.get()).values.find((value) => value.labels.writer === 'poison-test-consumer')?.value ?? 0;
     expect(after - before).toBe(1);
+  } finally {
+    await consumer.stop();
+  }
+});
+
+/** A consumer of frequent events: applies what it reads together in one go (applyBatch). */
+class BatchingConsumer extends PlatformEventConsumer {
+  readonly name = 'batching-test-consumer';
+  readonly batches: number[][] = [];
+  readonly alone: number[] = [];
+  readonly passedOver: number[] = [];
+
+  constructor() {
+    super(stream, new Set(['BATCH_TEST']), logger);
+  }
+  protected async loadCursor() {
+    return undefined;
+  }
+  protected override async applyBatch(events: PlatformEvent[]) {
+    const ns = events.map((event) => (event.payload as { n: number }).n);
+    if (ns.includes(-1)) throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+    this.batches.push(ns);
+  }
+  protected async apply(event: PlatformEvent) {
+    const n = (event.payload as { n: number }).n;
+    if (n === -1) throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+    this.alone.push(n);
+  }
+  protected async passOver(event: PlatformEvent) {
+    this.passedOver.push((event.payload as { n: number }).n);
+  }
+}
+
+it('applies a backlog in batches, and a batch holding an event that can never be stored event by event, passing over just that one', async () => {
+  const ns = Array.from({ length: 300 }, (_, i) => i + 1);
+  await publishEvents(db.root, ns.map((n) => ({ type: 'BATCH_TEST', entity: 'team', project: 'p', author: 'me', payload: { n } })));
+  const consumer = new BatchingConsumer();
+  await consumer.start();
+  try {
+    const deadline = Date.now() + 10_000;
+    while (consumer.batches.flat().length < 300 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(consumer.batches.flat()).toEqual(ns);
+    expect(consumer.batches.length).toBeLessThanOrEqual(2); // pages of the outbox, not one transaction per event
+    expect(consumer.alone).toEqual([]);
+
+    await publishEvents(db.root, [7001, -1, 7002].map((n) => ({ type: 'BATCH_TEST', entity: 'team', project: 'p', author: 'me', payload: { n } })));
+    while (consumer.alone.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(consumer.alone).toEqual([7001, 7002]);
+    expect(consumer.passedOver).toEqual([-1]);
   } finally {
     await consumer.stop();
   }

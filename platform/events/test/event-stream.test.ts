@@ -4,7 +4,7 @@ import { connectDatabase, type DatabaseConnection } from '../../db/connection.js
 import { createLogger } from '../../logger.js';
 import { createTestDatabase } from '../../../test/support/database.js';
 import { readSettled, settledCursor } from '../../../test/support/events.js';
-import { migrateEvents, PlatformEventStream, publishEvent, START_CURSOR, type PlatformEvent } from '../index.js';
+import { migrateEvents, PlatformEventStream, publishEvent, publishEvents, START_CURSOR, type PlatformEvent } from '../index.js';
 
 let db: DatabaseConnection;
 let stream: PlatformEventStream;
@@ -148,6 +148,43 @@ describe('platform event stream', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('publishes a batch of events with one insert, in the order given, and wakes a live subscriber once it commits', async () => {
+    const start = await settledCursor(stream);
+    const iterator = stream.subscribe(start);
+    const statements: string[] = [];
+    const ids = await db.root.transaction().execute((trx) => {
+      // Counts every statement the batch runs in the writer's transaction.
+      const counted = trx.withPlugin({
+        transformQuery: ({ node }) => {
+          statements.push(node.kind);
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      });
+      return publishEvents(counted, [event(20), event(21), event(22)]);
+    });
+    expect(statements).toHaveLength(2); // the insert and the NOTIFY, not two per event
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const received = await take(iterator, 3);
+    expect(received.map((e) => e.payload.n)).toEqual([20, 21, 22]);
+    expect(received.map((e) => e.id)).toEqual(ids);
+    await iterator.return?.();
+    expect(await publishEvents(db.root, [])).toEqual([]);
+  });
+
+  it('with types, reads the other events without their payloads and yields only those types, in pages', async () => {
+    const start = await settledCursor(stream);
+    await publishEvents(db.root, [event(30), { ...event(31), type: 'RARE' }, event(32), { ...event(33), type: 'RARE' }]);
+    const page = await readSettled(stream, start);
+    const unfiltered = await stream.read(start, 500, ['RARE']);
+    expect(unfiltered.events.map((e) => [e.type, e.payload])).toEqual(page.events.map((e) => [e.type, e.type === 'RARE' ? e.payload : null]));
+
+    const pages = stream.subscribePages(start, { types: ['RARE'] });
+    const first = await pages.next();
+    expect(first.value.map((e: PlatformEvent) => e.payload.n)).toEqual([31, 33]);
+    await pages.return?.();
   });
 
   it('loses nothing when many writers commit concurrently while a subscriber follows', async () => {

@@ -1,20 +1,24 @@
 import { INFERENCE_COMPLETION_EVENT, type InferenceCompletionPayload } from '../../../platform/events/contracts.js';
-import { publishEvent } from '../../../platform/events/index.js';
+import { publishEvents } from '../../../platform/events/index.js';
 import type { CompletionTraceSink } from './completion-trace.js';
 
 /**
  * The platform's binding of completion traces: one `inference.completion` platform event per traced completion,
- * written in the sink's transaction. The tracing subgraph consumes them and records the calls.
+ * the whole batch written with one insert in the sink's transaction. The tracing subgraph consumes them and
+ * records the calls.
  */
 export const publishCompletionEvents: CompletionTraceSink = async (db, traces) => {
-  for (const trace of traces) {
-    const payload: InferenceCompletionPayload = { author_id: trace.authorId, call: trace.call };
-    await publishEvent(db, {
-      type: INFERENCE_COMPLETION_EVENT,
-      entity: trace.entity,
-      project: trace.project,
-      author: trace.author,
-      payload: payload as unknown as Record<string, unknown>,
-    });
-  }
+  await publishEvents(
+    db,
+    traces.map((trace) => {
+      const payload: InferenceCompletionPayload = { author_id: trace.authorId, call: trace.call };
+      return {
+        type: INFERENCE_COMPLETION_EVENT,
+        entity: trace.entity,
+        project: trace.project,
+        author: trace.author,
+        payload: payload as unknown as Record<string, unknown>,
+      };
+    }),
+  );
 };

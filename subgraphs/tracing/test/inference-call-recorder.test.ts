@@ -1,0 +1,94 @@
+import { sql, type Kysely, type RawNode } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../test/support/database.js';
+import { connectDatabase, type DatabaseConnection } from '../../../platform/db/connection.js';
+import { migrateSchema } from '../../../platform/db/migrate.js';
+import { INFERENCE_COMPLETION_EVENT, type InferenceCompletionPayload } from '../../../platform/events/contracts.js';
+import { migrateEvents, PlatformEventStream, publishEvents } from '../../../platform/events/index.js';
+import { createLogger } from '../../../platform/logger.js';
+import { CallService } from '../call/call.service.js';
+import type { TracingDatabase } from '../db/database.js';
+import { tracingMigrations } from '../db/migrations/index.js';
+import { InferenceCallRecorder } from '../inference-calls/inference-call-recorder.js';
+
+/**
+ * Traced inference completions arrive as platform events, hundreds a second under load: the recorder must write
+ * what it reads together in one statement (not a transaction and two writes per call), and two processes running
+ * it on one database must still record each call once.
+ */
+let db: DatabaseConnection;
+const streams: PlatformEventStream[] = [];
+const recorders: InferenceCallRecorder[] = [];
+const logger = createLogger({ level: 'silent' });
+/** Statements that wrote tracing.calls, by either recorder. */
+let callWrites = 0;
+
+beforeAll(async () => {
+  const url = await createTestDatabase();
+  db = connectDatabase(url, { max: 10 });
+  await migrateEvents(db.root);
+  await migrateSchema(db.root, 'tracing', tracingMigrations);
+  const tracing = db.forSchema<TracingDatabase>('tracing').withPlugin({
+    transformQuery: ({ node }) => {
+      if (node.kind === 'RawNode' && (node as RawNode).sqlFragments.join('?').includes('into tracing.calls')) callWrites++;
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  }) as Kysely<TracingDatabase>;
+  for (let process = 0; process < 2; process++) {
+    const stream = new PlatformEventStream(db.root, url, logger);
+    streams.push(stream);
+    const recorder = new InferenceCallRecorder(tracing, new CallService(tracing), stream, logger);
+    recorders.push(recorder);
+  }
+});
+afterAll(async () => {
+  for (const recorder of recorders) await recorder.stop();
+  for (const stream of streams) await stream.close();
+  await db?.close();
+});
+
+const completion = (n: number, project: string): { type: string; entity: string; project: string; author: string; payload: Record<string, unknown> } => {
+  const at = new Date(Date.UTC(2026, 10, 27, 10, 0, 0, n)).toISOString();
+  const payload: InferenceCompletionPayload = {
+    author_id: '00000000-0000-0000-0000-000000000001',
+    call: {
+      id: `completion-${n}`,
+      trace_id: `trace-${n}`,
+      op_name: 'inference.chat.completions/bench',
+      started_at: at,
+      ended_at: at,
+      inputs: { model: 'bench', messages: [{ role: 'user', content: `hello ${n}` }] },
+      output: { role: 'assistant', content: `answer ${n}` },
+      summary: { usage: { bench: { requests: 1, prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } } },
+      attributes: { trellis: { source: 'inference' } },
+      exception: null,
+    },
+  };
+  return { type: INFERENCE_COMPLETION_EVENT, entity: 'team-a', project, author: 'alice', payload: payload as unknown as Record<string, unknown> };
+};
+
+describe('the inference call recorder, run by two processes on one database', () => {
+  it('records a backlog of 400 completions of two projects as 400 calls, each once, in a few statements', async () => {
+    // A backlog written by four transactions (as the usage recorder's flushes write them), then both recorders start.
+    for (let batch = 0; batch < 4; batch++) {
+      await publishEvents(db.root, Array.from({ length: 100 }, (_, i) => completion(batch * 100 + i, i % 2 === 0 ? 'even' : 'odd')));
+    }
+    await Promise.all(recorders.map((recorder) => recorder.start()));
+    const count = async () => (await sql<{ n: number }>`select count(*)::int as n from tracing.calls`.execute(db.root)).rows[0]!.n;
+    await expect.poll(count, { timeout: 15_000 }).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a late duplicate would show now
+    expect(await count()).toBe(400);
+    const { rows } = await sql<{ project_id: string; n: number; users: number }>`
+      select project_id, count(*)::int as n, count(distinct wb_user_id)::int as users from tracing.calls group by project_id order by project_id`.execute(db.root);
+    expect(rows).toEqual([
+      { project_id: 'team-a/even', n: 200, users: 1 },
+      { project_id: 'team-a/odd', n: 200, users: 1 },
+    ]);
+    const one = await sql<{ output: unknown; ended_at: Date }>`select output, ended_at from tracing.calls where id = 'completion-7'`.execute(db.root);
+    expect(one.rows[0]!.output).toEqual({ role: 'assistant', content: 'answer 7' });
+    // One statement per page and project (a page holds up to 500 events), not one per call; the other process may
+    // read the same pages and find them claimed.
+    expect(callWrites).toBeLessThanOrEqual(8);
+  });
+});
