@@ -6,7 +6,7 @@ import { writeBatchIsolating } from '../../../platform/db/poisoned-records.js';
 import { parseCursor, START_CURSOR, type PlatformEvent } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
-import type { AutomationEvent } from '../automations.schemas.js';
+import { AUTOMATION_EVENT_TYPES, type AutomationEvent } from '../automations.schemas.js';
 import type { SubscriptionContext } from '../events/subscription-context.js';
 import type { AutomationsServices } from '../services.js';
 import { DELIVERIES_CHANNEL, type AutomationRow, type AutomationsStore, type NewDelivery } from '../store.js';
@@ -42,8 +42,8 @@ export const ENGINE_PRINCIPAL: Principal = {
 };
 
 const SUBSCRIPTION = parse(`
-  subscription AutomationEngine($after: String!) {
-    platformEvents(after: $after) { id cursor type entity project registry author payload createdAt }
+  subscription AutomationEngine($after: String!, $types: [String!]) {
+    platformEvents(after: $after, types: $types) { id cursor type entity project registry author payload createdAt }
   }
 `);
 
@@ -152,7 +152,9 @@ export class AutomationEngine implements BackgroundWorker {
       logger: this.logger as never,
       automations: this.services,
     };
-    const result = await subscribe({ schema: this.schema, document: SUBSCRIPTION, variableValues: { after }, contextValue: context });
+    // Only the types an automation can watch: the others (a traced inference completion each, hundreds a second
+    // under load) would cost a resolve, a payload and a planning step each for nothing.
+    const result = await subscribe({ schema: this.schema, document: SUBSCRIPTION, variableValues: { after, types: AUTOMATION_EVENT_TYPES }, contextValue: context });
     if (!(Symbol.asyncIterator in result)) throw new Error(`platformEvents subscription failed: ${JSON.stringify(result.errors)}`);
     this.iterator = result[Symbol.asyncIterator]();
     if (this.stopped) return void (await this.iterator.return?.());

@@ -13,6 +13,7 @@ import { servicesOf } from './subscription-context.js';
 interface PlatformEventsArgs {
   after?: string | null;
   entity?: string | null;
+  types?: string[] | null;
 }
 
 /**
@@ -22,12 +23,13 @@ interface PlatformEventsArgs {
  */
 async function subscribePlatformEvents({ args, context }: SubscribeResolverData<unknown, Record<string, unknown>, GraphQLContext>): Promise<AsyncIterable<PlatformEventRecord>> {
   const principal = requirePrincipal(context);
-  const { after, entity } = args as PlatformEventsArgs;
+  const { after, entity, types } = args as PlatformEventsArgs;
   if (entity) requireTeamMember(context, entity);
   if (after && !parseCursor(after)) throw new BadRequestError(`"${after}" is not an event cursor`, { param: 'after' });
   const { events } = servicesOf(context);
   const start = after ?? (await events.latestCursor());
   return events.subscribe(start, {
+    types: types ?? undefined,
     filter: (event) => (!entity || event.entity === entity) && isTeamMember(principal, event.entity),
   });
 }
@@ -60,6 +62,8 @@ export class SubscriptionResolver {
     @Root() event: PlatformEventRecord,
     @Arg('after', () => String, { nullable: true, description: 'Resume after this cursor; default: only new events' }) _after: string | null,
     @Arg('entity', () => String, { nullable: true, description: 'Only events of this team' }) _entity: string | null,
+    @Arg('types', () => [String], { nullable: true, description: 'Only events of these types (e.g. RUN_STATE, LINK_ARTIFACT); default: every type' })
+    _types: string[] | null,
   ): PlatformEvent {
     return toPlatformEvent(event);
   }

@@ -65,6 +65,12 @@ describe('subscriptions over graphql-ws (/graphql/ws)', () => {
     replay.cancel();
     expect(replayed.map((r) => r.platformEvents.type)).toEqual(['CREATE_ARTIFACT', 'ADD_ARTIFACT_TAG']);
 
+    // `types` selects event types: only the tags, the creations passed over.
+    const tagsOnly = collect(client, `subscription { platformEvents(after: "0.0", types: ["ADD_ARTIFACT_TAG"]) { type payload } }`, {}, 1);
+    const tags = await tagsOnly.done;
+    tagsOnly.cancel();
+    expect(tags.map((r) => [r.platformEvents.type, r.platformEvents.payload.tag])).toEqual([['ADD_ARTIFACT_TAG', 'first']]);
+
     // Resume after the first event: the second is replayed, then a new one arrives live.
     const resumed = collect(client, `subscription($after: String) { platformEvents(after: $after) { type payload } }`, { after: replayed[0].platformEvents.cursor }, 3);
     const outsiderClient = connect(outsider.key);
