@@ -121,12 +121,11 @@ export class CallService {
     });
     if (issues.length > 0) throw new ValidationFailedError(issues);
     authorizeProjects(writer, [projectId]);
-    const write = async (trx: Kysely<TracingDatabase>) => {
-      await callStore.insertStarts(trx, dedupe(starts, 'first'));
-      await callStore.applyEnds(trx, dedupe(ends, 'last'));
-    };
-    if (inTransaction) await write(inTransaction);
-    else await this.db.transaction().execute(write);
+    // A call sent twice in one batch: its first start and its last end, as separate starts and ends would store.
+    const endOf = new Map(dedupe(ends, 'last').map((end) => [`${end.project_id}\u0000${end.id}`, end]));
+    const rows = dedupe(starts, 'first').map((start) => ({ ...start, ...endOf.get(`${start.project_id}\u0000${start.id}`)! }));
+    // One statement: no transaction of its own needed.
+    await callStore.insertCompleted(inTransaction ?? this.db, rows);
   }
 
   /** Writes one complete call of the evaluation API (prediction, run, score) inside the caller's transaction. */

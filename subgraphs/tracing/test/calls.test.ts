@@ -177,6 +177,25 @@ describe('ends, batches and reads', () => {
     expect((await traces(platform, '/call/read', { project_id: 'trellis/default', id: 'cc-1' })).body.call).toMatchObject({ output: 5, trace_id: 'cc-t' });
   });
 
+  it('v2 calls/complete keeps an earlier start, takes the end it brings, and of a call sent twice the first start and the last end', async () => {
+    const at = (second: number) => `2026-11-27T10:00:0${second}.000Z`;
+    const started = await traces(platform, '/v2/trellis/default/call/start', {
+      start: { project_id: 'trellis/default', id: 'cc-started', trace_id: 'cc-t2', op_name: 'first-op', started_at: at(1), attributes: {}, inputs: { a: 1 } },
+    });
+    expect(started.status).toBe(200);
+    const completed = await traces(platform, '/v2/trellis/default/calls/complete', {
+      batch: [
+        { project_id: 'trellis/default', id: 'cc-started', trace_id: 'cc-t2', op_name: 'later-op', started_at: at(2), ended_at: at(3), attributes: {}, inputs: { a: 2 }, output: 'late' },
+        { project_id: 'trellis/default', id: 'cc-twice', trace_id: 'cc-t2', op_name: 'op-1', started_at: at(1), ended_at: at(2), attributes: {}, inputs: { n: 1 }, output: 'one' },
+        { project_id: 'trellis/default', id: 'cc-twice', trace_id: 'cc-t2', op_name: 'op-2', started_at: at(3), ended_at: at(4), attributes: {}, inputs: { n: 2 }, output: 'two' },
+      ],
+    });
+    expect(completed.status).toBe(200);
+    const read = async (id: string) => (await traces(platform, '/call/read', { project_id: 'trellis/default', id })).body.call;
+    expect(await read('cc-started')).toMatchObject({ op_name: 'first-op', inputs: { a: 1 }, output: 'late', ended_at: expect.stringMatching(/^2026-11-27T10:00:03/) });
+    expect(await read('cc-twice')).toMatchObject({ op_name: 'op-1', inputs: { n: 1 }, output: 'two', ended_at: expect.stringMatching(/^2026-11-27T10:00:04/) });
+  });
+
   it('calls/query filters and stream_query streams JSON lines', async () => {
     const now = new Date().toISOString();
     const batch = Array.from({ length: 1500 }, (_, i) => ({
