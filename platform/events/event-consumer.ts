@@ -23,6 +23,12 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
   abstract readonly name: string;
   /** A consumer applies each event once for the platform: one process reads the stream. */
   readonly onePerPlatform = true;
+  /**
+   * Most events applied together by `applyBatch`: applying a batch runs on the event loop of a process that also
+   * serves requests (validating and serializing 500 traced completions took 10–30 ms at a time), so batches stay
+   * small enough to take a few milliseconds, and the requests get the loop between them.
+   */
+  protected readonly batchSize: number = 100;
   private pages?: AsyncIterableIterator<PlatformEvent[]>;
   private running?: Promise<void>;
   private stopping = false;
@@ -44,7 +50,7 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
 
   async start(): Promise<void> {
     const cursor = (await this.loadCursor()) ?? START_CURSOR;
-    this.pages = this.stream.subscribePages(cursor, { types: [...this.types] });
+    this.pages = this.stream.subscribePages(cursor, { types: [...this.types], pageSize: this.batchSize });
     this.running = this.consume(this.pages);
   }
 

@@ -27,6 +27,8 @@ export interface SubscribeOptions {
   types?: readonly string[];
   /** Only yield events the subscriber may see; the cursor still advances past the others. */
   filter?: (event: PlatformEvent) => boolean;
+  /** Events read at a time (default 500): subscribePages' batches are at most this long. */
+  pageSize?: number;
 }
 
 /**
@@ -127,7 +129,7 @@ export class PlatformEventStream {
    */
   subscribePages(after: string, options: SubscribeOptions = {}): AsyncIterableIterator<PlatformEvent[]> {
     if (!parseCursor(after)) throw new Error(`invalid event cursor "${after}"`);
-    const types = options.types;
+    const { types, pageSize = PAGE_SIZE } = options;
     return new Repeater<PlatformEvent[]>(async (push, stop) => {
       let stopped = false;
       void stop.then(() => {
@@ -137,13 +139,13 @@ export class PlatformEventStream {
       let cursor = after;
       while (!stopped) {
         const seen = this.generation;
-        const page = await this.read(cursor, PAGE_SIZE, types);
+        const page = await this.read(cursor, pageSize, types);
         const last = page.events.at(-1);
         if (last) cursor = last.cursor;
         const wanted = page.events.filter((event) => (!types || types.includes(event.type)) && (!options.filter || options.filter(event)));
         if (wanted.length > 0) await push(wanted);
         if (stopped) return;
-        if (page.events.length === PAGE_SIZE) continue;
+        if (page.events.length === pageSize) continue;
         await Promise.race([this.changedSince(seen, page.heldBack ? SETTLE_MS : undefined), stop]);
       }
     });

@@ -7,6 +7,11 @@ import type { CompletionTrace, CompletionTraceSink } from '../tracing/completion
 import { usageStore, type UsageRecord } from './usage.store.js';
 
 const BATCH_SIZE = 500;
+/**
+ * Traced completions carry their messages and output: serializing 500 of them for one insert held the event loop
+ * (and every request in flight) for several milliseconds at a time; smaller batches let requests in between.
+ */
+const TRACE_BATCH_SIZE = 100;
 /** Beyond this many unwritten records (database down for long) the oldest are dropped, loudly. */
 const MAX_BUFFERED = 200_000;
 
@@ -90,7 +95,7 @@ export class UsageRecorder implements BackgroundWorker {
     // Traces separately: a failing sink must never hold back usage records.
     const sink = this.traceSink;
     while (sink && this.traces.length > 0) {
-      const batch = this.traces.splice(0, BATCH_SIZE);
+      const batch = this.traces.splice(0, TRACE_BATCH_SIZE);
       const retry = await writeBatchIsolating(batch, {
         writer: 'inference-completion-traces',
         logger: this.logger,

@@ -87,7 +87,7 @@ describe('the inference call recorder, run by two processes on one database', ()
     ]);
     const one = await sql<{ output: unknown; ended_at: Date }>`select output, ended_at from tracing.calls where id = 'completion-7'`.execute(db.root);
     expect(one.rows[0]!.output).toEqual({ role: 'assistant', content: 'answer 7' });
-    // One statement per page and project (a page holds up to 500 events), not one per call; the other process may
+    // One statement per page (100 events) and project, not one per call; the other process may
     // read the same pages and find them claimed.
     expect(callWrites).toBeLessThanOrEqual(8);
   });
