@@ -102,8 +102,9 @@ export class CallService {
     /** Write in this transaction (e.g. with a consumer's cursor) instead of one of its own. */
     inTransaction?: Kysely<TracingDatabase>,
   ): Promise<void> {
-    const starts: CallStartRow[] = [];
-    const ends: CallEndRow[] = [];
+    const rows: CompletedCallRow[] = [];
+    /** Where each call's row is in `rows`: a call sent twice keeps its first start and takes its last end. */
+    const rowOf = new Map<string, CompletedCallRow>();
     const issues: ValidationIssue[] = [];
     body.batch.forEach((item, index) => {
       const at = ['body', 'batch', index];
@@ -112,8 +113,14 @@ export class CallService {
         if (call.project_id !== projectId) {
           throw new ValidationFailedError([{ loc: [...at, 'project_id'], msg: `project_id must be "${projectId}" (the path's project)`, type: 'value_error' }]);
         }
-        starts.push(toStartRow(call, writer, at));
-        ends.push(toEndRow({ ...call, summary: call.summary ?? {} }, at));
+        const row = toCompletedRow(toStartRow(call, writer, at), toEndRow(call, at));
+        const key = `${row.project_id}\u0000${row.id}`;
+        const earlier = rowOf.get(key);
+        if (earlier) Object.assign(earlier, { ended_at: row.ended_at, output: row.output, summary: row.summary, exception: row.exception });
+        else {
+          rowOf.set(key, row);
+          rows.push(row);
+        }
       } catch (error) {
         if (error instanceof ValidationFailedError) issues.push(...(error.issues ?? []));
         else throw error;
@@ -121,9 +128,6 @@ export class CallService {
     });
     if (issues.length > 0) throw new ValidationFailedError(issues);
     authorizeProjects(writer, [projectId]);
-    // A call sent twice in one batch: its first start and its last end, as separate starts and ends would store.
-    const endOf = new Map(dedupe(ends, 'last').map((end) => [`${end.project_id}\u0000${end.id}`, end]));
-    const rows = dedupe(starts, 'first').map((start) => ({ ...start, ...endOf.get(`${start.project_id}\u0000${start.id}`)! }));
     // One statement: no transaction of its own needed.
     await callStore.insertCompleted(inTransaction ?? this.db, rows);
   }
@@ -260,14 +264,44 @@ export function toStartRow(start: CallStart, writer: Writer, at: (string | numbe
   };
 }
 
-function toEndRow(end: CallEnd, at: (string | number)[]): CallEndRow {
+type CompletedCallRow = CallStartRow & CallEndRow;
+
+/** One row with a finished call's start and end columns, built as one object literal (no spread of two rows). */
+function toCompletedRow(start: CallStartRow, end: CallEndRow): CompletedCallRow {
+  return {
+    project_id: start.project_id,
+    id: start.id,
+    trace_id: start.trace_id,
+    fallback_trace_id: start.fallback_trace_id,
+    parent_id: start.parent_id,
+    op_name: start.op_name,
+    display_name: start.display_name,
+    thread_id: start.thread_id,
+    turn_id: start.turn_id,
+    started_at: start.started_at,
+    attributes: start.attributes,
+    inputs: start.inputs,
+    otel_dump: start.otel_dump,
+    wb_user_id: start.wb_user_id,
+    wb_run_id: start.wb_run_id,
+    wb_run_step: start.wb_run_step,
+    kind: start.kind,
+    ended_at: end.ended_at,
+    output: end.output,
+    summary: end.summary,
+    exception: end.exception,
+  };
+}
+
+/** A finished call of calls/complete may leave out its summary: stored as empty, as call/end requires it. */
+function toEndRow(end: Omit<CallEnd, 'summary'> & Partial<Pick<CallEnd, 'summary'>>, at: (string | number)[]): CallEndRow {
   return {
     project_id: end.project_id,
     id: end.id,
     ended_at: isoAt(end.ended_at, at, 'ended_at'),
     // JSON null and "no output" are both stored as SQL NULL.
     output: end.output ?? null,
-    summary: end.summary,
+    summary: end.summary ?? {},
     exception: end.exception ?? null,
   };
 }
