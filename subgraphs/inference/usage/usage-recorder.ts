@@ -27,6 +27,7 @@ export class UsageRecorder implements BackgroundWorker {
   private buffer: UsageRecord[] = [];
   private traces: CompletionTrace[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  private fullBatchFlush: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -42,7 +43,7 @@ export class UsageRecorder implements BackgroundWorker {
 
   record(record: UsageRecord): void {
     this.buffer.push(record);
-    if (this.buffer.length >= BATCH_SIZE) void this.flush();
+    if (this.buffer.length >= BATCH_SIZE) this.flushSoon();
   }
 
   /** Whether traced completions go anywhere (a sink is bound); when not, callers need not build them. */
@@ -54,6 +55,17 @@ export class UsageRecorder implements BackgroundWorker {
   recordTrace(trace: CompletionTrace): void {
     if (!this.traceSink) return;
     this.traces.push(trace);
+    // A batch of traces is written as soon as it is full: they hold messages and outputs, which should not pile up
+    // in memory (and survive garbage collections) for a whole flush interval under load.
+    if (this.traces.length >= TRACE_BATCH_SIZE) this.flushSoon();
+  }
+
+  /** A flush for a full batch: one at a time (not one more queued per record that arrives while it runs). */
+  private flushSoon(): void {
+    if (this.fullBatchFlush) return;
+    this.fullBatchFlush = this.flush().finally(() => {
+      this.fullBatchFlush = undefined;
+    });
   }
 
   get pending(): number {
