@@ -335,46 +335,37 @@ async function smokeCheck(target: Target, mode: Mode, delayMs: number): Promise<
   }
 }
 
-/** Creates the project Trellis' requests name, so their completions are traced there. */
-async function ensureTracedProject(trellisUrl: string): Promise<void> {
+/** The data of a GraphQL operation on the bench's team and project, as the bench's admin; throws on any error. */
+async function graphqlOnTracedProject<T>(trellisUrl: string, query: string): Promise<T> {
   const pool = new Pool(trellisUrl);
   try {
     const response = await pool.request({
       path: '/graphql',
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({
-        query: 'mutation ($team: String!, $project: String!) { ensureProject(entity: $team, name: $project) { name } }',
-        variables: { team: TRACED_TEAM, project: TRACED_PROJECT },
-      }),
+      body: JSON.stringify({ query, variables: { team: TRACED_TEAM, project: TRACED_PROJECT } }),
     });
     const text = await response.body.text();
-    if (response.statusCode !== 200 || text.includes('"errors"')) throw new Error(`creating ${TRACED_TEAM}/${TRACED_PROJECT} failed: ${text.slice(0, 300)}`);
+    const body = JSON.parse(text) as { data?: T; errors?: unknown[] };
+    if (response.statusCode !== 200 || body.errors || !body.data) throw new Error(`GraphQL on ${TRACED_TEAM}/${TRACED_PROJECT} failed: ${text.slice(0, 300)}`);
+    return body.data;
   } finally {
     await pool.close();
   }
 }
 
+/** Creates the project Trellis' requests name, so their completions are traced there. */
+async function ensureTracedProject(trellisUrl: string): Promise<void> {
+  await graphqlOnTracedProject(trellisUrl, 'mutation ($team: String!, $project: String!) { ensureProject(entity: $team, name: $project) { name } }');
+}
+
 /** What Trellis recorded of the run: usage records (all its projects) and the calls traced into the bench's project. */
 async function recordsOf(trellisUrl: string): Promise<{ requests: number; errors: number; tracedCalls: number }> {
-  const pool = new Pool(trellisUrl);
-  try {
-    const response = await pool.request({
-      path: '/graphql',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({
-        query: 'query ($team: String!, $project: String!) { team(name: $team) { inferenceUsage { requests errors } } project(entity: $team, name: $project) { callCount } }',
-        variables: { team: TRACED_TEAM, project: TRACED_PROJECT },
-      }),
-    });
-    const body = (await response.body.json()) as {
-      data: { team: { inferenceUsage: { requests: number; errors: number }[] }; project: { callCount: number } | null };
-    };
-    return { ...(body.data.team.inferenceUsage[0] ?? { requests: 0, errors: 0 }), tracedCalls: body.data.project?.callCount ?? 0 };
-  } finally {
-    await pool.close();
-  }
+  const data = await graphqlOnTracedProject<{ team: { inferenceUsage: { requests: number; errors: number }[] }; project: { callCount: number } | null }>(
+    trellisUrl,
+    'query ($team: String!, $project: String!) { team(name: $team) { inferenceUsage { requests errors } } project(entity: $team, name: $project) { callCount } }',
+  );
+  return { ...(data.team.inferenceUsage[0] ?? { requests: 0, errors: 0 }), tracedCalls: data.project?.callCount ?? 0 };
 }
 
 const fixed = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits));

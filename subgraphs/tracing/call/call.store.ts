@@ -76,37 +76,44 @@ export interface CallsSelection {
  * statement with one parameter. A start never replaces what an earlier start stored (first write wins, so a
  * retried start does not create or change a call); it fills the start columns of a row that an end created first.
  */
+/** A start row's columns in a `jsonb_to_recordset` definition. */
+const START_RECORD = sql`project_id text, id text, trace_id text, fallback_trace_id text, parent_id text, op_name text,
+  display_name text, thread_id text, turn_id text, started_at timestamptz, attributes jsonb, inputs jsonb,
+  otel_dump jsonb, wb_user_id text, wb_run_id text, wb_run_step integer, kind text`;
+/** An end row's columns besides its key. */
+const END_RECORD = sql`ended_at timestamptz, output jsonb, summary jsonb, exception text`;
+const END_COLUMNS = sql`ended_at, output, summary, exception`;
+/** The start columns a later start may fill (everything but the key and the kind). */
+const LATER_START_FILLS = ['trace_id', 'parent_id', 'op_name', 'display_name', 'thread_id', 'turn_id', 'started_at', 'attributes', 'inputs', 'otel_dump', 'wb_user_id', 'wb_run_id', 'wb_run_step'];
+/** A start fills only the start columns no earlier start stored (first write wins). */
+const KEEP_EARLIER_START = sql.join(LATER_START_FILLS.map((column) => sql`${sql.id(column)} = coalesce(c.${sql.id(column)}, excluded.${sql.id(column)})`));
+/** An end's columns are this end's. */
+const TAKE_THIS_END = sql`ended_at = excluded.ended_at, output = excluded.output, summary = excluded.summary, exception = excluded.exception`;
+
+/**
+ * Upserts starts (with `withEnds`, finished calls: their end columns too), one statement whatever the batch. A call
+ * without a trace id takes its parent's trace when the parent is stored, else its generated one.
+ */
+function upsertStarts(rows: CallStartRow[], withEnds: boolean) {
+  const ends = (fragment: RawBuilder<unknown>) => (withEnds ? sql`, ${fragment}` : sql``);
+  return sql<{ project_id: string; id: string; trace_id: string }>`
+    with v as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(${START_RECORD}${ends(END_RECORD)})
+    )
+    insert into tracing.calls as c (project_id, id, trace_id, parent_id, op_name, display_name, thread_id, turn_id,
+      started_at, attributes, inputs, otel_dump, wb_user_id, wb_run_id, wb_run_step, kind${ends(END_COLUMNS)})
+    select v.project_id, v.id, coalesce(v.trace_id, p.trace_id, v.fallback_trace_id), v.parent_id, v.op_name,
+      v.display_name, v.thread_id, v.turn_id, v.started_at, v.attributes, v.inputs, v.otel_dump, v.wb_user_id,
+      v.wb_run_id, v.wb_run_step, v.kind${ends(sql`v.ended_at, v.output, v.summary, v.exception`)}
+    from v left join tracing.calls p on p.project_id = v.project_id and p.id = v.parent_id
+    on conflict (project_id, id) do update set ${KEEP_EARLIER_START}${ends(TAKE_THIS_END)}
+    returning c.project_id, c.id, c.trace_id`;
+}
+
 export const callStore = {
   async insertStarts(db: Db, rows: CallStartRow[]): Promise<Map<string, string>> {
     if (rows.length === 0) return new Map();
-    const result = await sql<{ project_id: string; id: string; trace_id: string }>`
-      with v as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
-          project_id text, id text, trace_id text, fallback_trace_id text, parent_id text, op_name text,
-          display_name text, thread_id text, turn_id text, started_at timestamptz, attributes jsonb, inputs jsonb,
-          otel_dump jsonb, wb_user_id text, wb_run_id text, wb_run_step integer, kind text)
-      )
-      insert into tracing.calls as c (project_id, id, trace_id, parent_id, op_name, display_name, thread_id, turn_id,
-        started_at, attributes, inputs, otel_dump, wb_user_id, wb_run_id, wb_run_step, kind)
-      select v.project_id, v.id, coalesce(v.trace_id, p.trace_id, v.fallback_trace_id), v.parent_id, v.op_name,
-        v.display_name, v.thread_id, v.turn_id, v.started_at, v.attributes, v.inputs, v.otel_dump, v.wb_user_id,
-        v.wb_run_id, v.wb_run_step, v.kind
-      from v left join tracing.calls p on p.project_id = v.project_id and p.id = v.parent_id
-      on conflict (project_id, id) do update set
-        trace_id = coalesce(c.trace_id, excluded.trace_id),
-        parent_id = coalesce(c.parent_id, excluded.parent_id),
-        op_name = coalesce(c.op_name, excluded.op_name),
-        display_name = coalesce(c.display_name, excluded.display_name),
-        thread_id = coalesce(c.thread_id, excluded.thread_id),
-        turn_id = coalesce(c.turn_id, excluded.turn_id),
-        started_at = coalesce(c.started_at, excluded.started_at),
-        attributes = coalesce(c.attributes, excluded.attributes),
-        inputs = coalesce(c.inputs, excluded.inputs),
-        otel_dump = coalesce(c.otel_dump, excluded.otel_dump),
-        wb_user_id = coalesce(c.wb_user_id, excluded.wb_user_id),
-        wb_run_id = coalesce(c.wb_run_id, excluded.wb_run_id),
-        wb_run_step = coalesce(c.wb_run_step, excluded.wb_run_step)
-      returning c.project_id, c.id, c.trace_id`.execute(db);
+    const result = await upsertStarts(rows, false).execute(db);
     return new Map(result.rows.map((row) => [`${row.project_id}\u0000${row.id}`, row.trace_id]));
   },
 
@@ -118,47 +125,17 @@ export const callStore = {
    */
   async insertCompleted(db: Db, rows: (CallStartRow & CallEndRow)[]): Promise<void> {
     if (rows.length === 0) return;
-    await sql`
-      with v as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
-          project_id text, id text, trace_id text, fallback_trace_id text, parent_id text, op_name text,
-          display_name text, thread_id text, turn_id text, started_at timestamptz, attributes jsonb, inputs jsonb,
-          otel_dump jsonb, wb_user_id text, wb_run_id text, wb_run_step integer, kind text,
-          ended_at timestamptz, output jsonb, summary jsonb, exception text)
-      )
-      insert into tracing.calls as c (project_id, id, trace_id, parent_id, op_name, display_name, thread_id, turn_id,
-        started_at, attributes, inputs, otel_dump, wb_user_id, wb_run_id, wb_run_step, kind, ended_at, output, summary, exception)
-      select v.project_id, v.id, coalesce(v.trace_id, p.trace_id, v.fallback_trace_id), v.parent_id, v.op_name,
-        v.display_name, v.thread_id, v.turn_id, v.started_at, v.attributes, v.inputs, v.otel_dump, v.wb_user_id,
-        v.wb_run_id, v.wb_run_step, v.kind, v.ended_at, v.output, v.summary, v.exception
-      from v left join tracing.calls p on p.project_id = v.project_id and p.id = v.parent_id
-      on conflict (project_id, id) do update set
-        trace_id = coalesce(c.trace_id, excluded.trace_id),
-        parent_id = coalesce(c.parent_id, excluded.parent_id),
-        op_name = coalesce(c.op_name, excluded.op_name),
-        display_name = coalesce(c.display_name, excluded.display_name),
-        thread_id = coalesce(c.thread_id, excluded.thread_id),
-        turn_id = coalesce(c.turn_id, excluded.turn_id),
-        started_at = coalesce(c.started_at, excluded.started_at),
-        attributes = coalesce(c.attributes, excluded.attributes),
-        inputs = coalesce(c.inputs, excluded.inputs),
-        otel_dump = coalesce(c.otel_dump, excluded.otel_dump),
-        wb_user_id = coalesce(c.wb_user_id, excluded.wb_user_id),
-        wb_run_id = coalesce(c.wb_run_id, excluded.wb_run_id),
-        wb_run_step = coalesce(c.wb_run_step, excluded.wb_run_step),
-        ended_at = excluded.ended_at, output = excluded.output, summary = excluded.summary, exception = excluded.exception`.execute(db);
+    await upsertStarts(rows, true).execute(db);
   },
 
   /** Ends fill the end columns; an end that arrives before its start creates the row the start completes. */
   async applyEnds(db: Db, rows: CallEndRow[]): Promise<void> {
     if (rows.length === 0) return;
     await sql`
-      insert into tracing.calls as c (project_id, id, ended_at, output, summary, exception)
+      insert into tracing.calls as c (project_id, id, ${END_COLUMNS})
       select v.project_id, v.id, v.ended_at, v.output, v.summary, v.exception
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
-        project_id text, id text, ended_at timestamptz, output jsonb, summary jsonb, exception text)
-      on conflict (project_id, id) do update set
-        ended_at = excluded.ended_at, output = excluded.output, summary = excluded.summary, exception = excluded.exception`.execute(db);
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(project_id text, id text, ${END_RECORD})
+      on conflict (project_id, id) do update set ${TAKE_THIS_END}`.execute(db);
   },
 
   async traceIdsOf(db: Db, projectId: string, ids: string[]): Promise<Map<string, string | null>> {
