@@ -5,6 +5,10 @@
  * (the issue's definition; the direct cell ran seconds earlier) and against the direct probes that ran in the same
  * seconds as the proxy (the better-defined baseline on a shared machine). A floor whose added p99 is ≤ 0 (its p99
  * below the baseline's: noise) gives no p99 target: that check is reported as undefined, not passed.
+ *
+ * Rounds: when the highest concurrency was measured in several interleaved rounds (`--rounds`), each round's added
+ * figures are taken against that round's direct cell (or the cell's own probes), and the verdict uses the median
+ * over the rounds of each figure — Trellis' and the floor's alike — so one disturbed round does not decide it.
  */
 export interface HopCell {
   target: string;
@@ -16,6 +20,8 @@ export interface HopCell {
   p99: number;
   probeP50?: number;
   probeP99?: number;
+  /** Which interleaved round measured the cell (absent: the only one). */
+  round?: number;
 }
 
 export type Verdict = 'met' | 'missed' | 'undefined';
@@ -30,6 +36,8 @@ export interface HopCheck {
   limit: { p50: number; p99: number | undefined };
   p50: Verdict;
   p99: Verdict;
+  /** Rounds whose figures were combined (medians). */
+  rounds: number;
 }
 
 /** The p50 and p99 limits that the floor's added latency sets. */
@@ -40,8 +48,21 @@ export function hopLimits(floorAdded: { p50: number; p99: number }): { p50: numb
   };
 }
 
+/** The median of a non-empty list (the mean of the middle two for an even length). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /** The cells of each (delay, mode) at that pair's highest concurrency: what the targets are judged on. */
-function atHighestConcurrency(cells: HopCell[]): { delayMs: number; mode: string; concurrency: number; at(target: string): HopCell | undefined }[] {
+function atHighestConcurrency(cells: HopCell[]): {
+  delayMs: number;
+  mode: string;
+  concurrency: number;
+  at(target: string, round?: number): HopCell | undefined;
+  rounds: number[];
+}[] {
   const groups = new Map<string, HopCell[]>();
   for (const cell of cells) {
     const key = `${cell.delayMs}/${cell.mode}`;
@@ -51,11 +72,13 @@ function atHighestConcurrency(cells: HopCell[]): { delayMs: number; mode: string
   }
   return [...groups.values()].map((group) => {
     const concurrency = Math.max(...group.map((cell) => cell.concurrency));
+    const highest = group.filter((cell) => cell.concurrency === concurrency);
     return {
       delayMs: group[0]!.delayMs,
       mode: group[0]!.mode,
       concurrency,
-      at: (target: string) => group.find((cell) => cell.target === target && cell.concurrency === concurrency),
+      at: (target: string, round?: number) => highest.find((cell) => cell.target === target && (round === undefined || (cell.round ?? 1) === round)),
+      rounds: [...new Set(highest.map((cell) => cell.round ?? 1))].sort((a, b) => a - b),
     };
   });
 }
@@ -63,18 +86,29 @@ function atHighestConcurrency(cells: HopCell[]): { delayMs: number; mode: string
 /** One check per (delay, mode) at its highest concurrency and per baseline, where trellis and floor both ran. */
 export function checkHopTargets(cells: HopCell[]): HopCheck[] {
   const checks: HopCheck[] = [];
-  for (const { delayMs, mode, concurrency, at } of atHighestConcurrency(cells)) {
-    const [direct, floor, trellis] = [at('direct'), at('floor'), at('trellis')];
-    if (!floor || !trellis) continue;
-    const baselines: { name: 'direct' | 'probes'; of: (cell: HopCell) => { p50: number; p99: number } | undefined }[] = [
-      { name: 'direct', of: () => (direct ? { p50: direct.p50, p99: direct.p99 } : undefined) },
+  for (const { delayMs, mode, concurrency, at, rounds } of atHighestConcurrency(cells)) {
+    const baselines: { name: 'direct' | 'probes'; of: (cell: HopCell, round: number) => { p50: number; p99: number } | undefined }[] = [
+      {
+        name: 'direct',
+        of: (_cell, round) => {
+          const direct = at('direct', round);
+          return direct ? { p50: direct.p50, p99: direct.p99 } : undefined;
+        },
+      },
       { name: 'probes', of: (cell) => (cell.probeP50 !== undefined && cell.probeP99 !== undefined ? { p50: cell.probeP50, p99: cell.probeP99 } : undefined) },
     ];
     for (const baseline of baselines) {
-      const [floorBase, trellisBase] = [baseline.of(floor), baseline.of(trellis)];
-      if (!floorBase || !trellisBase) continue;
-      const floorAdded = { p50: floor.p50 - floorBase.p50, p99: floor.p99 - floorBase.p99 };
-      const trellisAdded = { p50: trellis.p50 - trellisBase.p50, p99: trellis.p99 - trellisBase.p99 };
+      // Each round's added figures against its own baseline; rounds missing a cell or a baseline are left out.
+      const added = rounds.flatMap((round) => {
+        const [floor, trellis] = [at('floor', round), at('trellis', round)];
+        if (!floor || !trellis) return [];
+        const [floorBase, trellisBase] = [baseline.of(floor, round), baseline.of(trellis, round)];
+        if (!floorBase || !trellisBase) return [];
+        return [{ floor: { p50: floor.p50 - floorBase.p50, p99: floor.p99 - floorBase.p99 }, trellis: { p50: trellis.p50 - trellisBase.p50, p99: trellis.p99 - trellisBase.p99 } }];
+      });
+      if (added.length === 0) continue;
+      const medianOf = (side: 'floor' | 'trellis') => ({ p50: median(added.map((round) => round[side].p50)), p99: median(added.map((round) => round[side].p99)) });
+      const [floorAdded, trellisAdded] = [medianOf('floor'), medianOf('trellis')];
       const limit = hopLimits(floorAdded);
       checks.push({
         delayMs,
@@ -86,6 +120,7 @@ export function checkHopTargets(cells: HopCell[]): HopCheck[] {
         limit,
         p50: trellisAdded.p50 <= limit.p50 ? 'met' : 'missed',
         p99: limit.p99 === undefined ? 'undefined' : trellisAdded.p99 <= limit.p99 ? 'met' : 'missed',
+        rounds: added.length,
       });
     }
   }

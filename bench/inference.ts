@@ -24,7 +24,7 @@ import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
  *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
- *     [--trellis-processes N]
+ *     [--trellis-processes N] [--rounds N]
  *
  * Probes (`--probes 10`, default): during each proxy cell that many extra clients call the upstream directly. On
  * this machine the proxy, the upstream and the load generator share two cores, so a busy proxy also delays the
@@ -83,6 +83,13 @@ function envObject(name: string): Record<string, string> {
   }
   return value as Record<string, string>;
 }
+/**
+ * `--rounds N`: at the highest concurrency, direct, floor and Trellis are each measured N times, interleaved (each
+ * round in a rotated order; Portkey once, in the first). Issue #15's verdict then takes, per figure, the median over
+ * the rounds (bench/hop-targets.ts): on this shared machine one cell's p99 rests on a few disturbances.
+ */
+const ROUNDS = Number(option('rounds', '1'));
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds is a whole number ≥ 1');
 /** Clients calling the upstream directly *during* each proxy cell (0: none). */
 const PROBES = Number(option('probes', '10'));
 /** Also write the measured cells as JSON to this file (bench/inference-compare.ts reads them). */
@@ -116,6 +123,8 @@ interface Target {
 
 interface Cell {
   target: Target['name'];
+  /** Which of the `--rounds` measured the cell (absent below the highest concurrency or with one round). */
+  round?: number;
   mode: Mode;
   delayMs: number;
   concurrency: number;
@@ -240,6 +249,23 @@ async function startPortkey(): Promise<{ pid: number; url: string }> {
 
 const bodyOf = (model: string, mode: Mode, content: string) =>
   JSON.stringify({ model, messages: [{ role: 'user', content }], ...(mode === 'stream' ? { stream: true } : {}) });
+
+/**
+ * The cells to measure at one concurrency: each target once, or in `rounds` interleaved rounds, each round's order
+ * rotated by one so no target always follows the same one; Portkey (the slowest, judged only for throughput) once,
+ * after the first round.
+ */
+function cellOrder(targets: Target[], rounds: number): { target: Target; round?: number }[] {
+  if (rounds === 1) return targets.map((target) => ({ target }));
+  const judged = targets.filter((target) => target.name !== 'portkey');
+  const order: { target: Target; round?: number }[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const shift = (round - 1) % judged.length;
+    for (const target of [...judged.slice(shift), ...judged.slice(0, shift)]) order.push({ target, round });
+    if (round === 1) for (const target of targets.filter((candidate) => candidate.name === 'portkey')) order.push({ target, round });
+  }
+  return order;
+}
 
 async function runCell(
   target: Target,
@@ -368,6 +394,9 @@ async function recordsOf(trellisUrl: string): Promise<{ requests: number; errors
   return { ...(data.team.inferenceUsage[0] ?? { requests: 0, errors: 0 }), tracedCalls: data.project?.callCount ?? 0 };
 }
 
+/** A cell's target, with its round when there are several. */
+const targetLabel = (cell: Pick<Cell, 'target' | 'round'>) => (cell.round === undefined ? cell.target : `${cell.target} r${cell.round}`);
+
 const fixed = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits));
 
 function printTable(cells: Cell[]): void {
@@ -378,12 +407,14 @@ function printTable(cells: Cell[]): void {
   );
   process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const cell of cells) {
-    const direct = cells.find((c) => c.target === 'direct' && c.mode === cell.mode && c.delayMs === cell.delayMs && c.concurrency === cell.concurrency);
+    const direct = cells.find(
+      (c) => c.target === 'direct' && c.mode === cell.mode && c.delayMs === cell.delayMs && c.concurrency === cell.concurrency && c.round === cell.round,
+    );
     const added = (value: number, base: number | undefined) => (base === undefined || cell.target === 'direct' ? '—' : fixed(value - base));
     const proxy = cell.target !== 'direct';
     process.stdout.write(
       `| ${cell.delayMs} ms | ${cell.mode === 'stream' ? 'stream (TTFB)' : 'plain'} | ${cell.concurrency} | ${cell.delayMs > 0 ? Math.round((cell.concurrency * 1000) / cell.delayMs) : '—'} | ` +
-        `${cell.target} | ${cell.throughput.toFixed(0)} | ${fixed(cell.p50)} | ${fixed(cell.p99)} | ${added(cell.p50, direct?.p50)} | ${added(cell.p99, direct?.p99)} | ` +
+        `${targetLabel(cell)} | ${cell.throughput.toFixed(0)} | ${fixed(cell.p50)} | ${fixed(cell.p99)} | ${added(cell.p50, direct?.p50)} | ${added(cell.p99, direct?.p99)} | ` +
         `${cell.probeP50 !== undefined ? `${fixed(cell.probeP50)} / ${fixed(cell.probeP99)} | ${added(cell.p50, cell.probeP50)} / ${added(cell.p99, cell.probeP99)}` : '— | —'} | ` +
         `${direct ? (cell.throughput / direct.throughput).toFixed(2) : '—'} | ${proxy ? fixed(cell.cpuPerRequestUs, 0) : '—'} | ${fixed(cell.netCpuPerRequestUs, 0)} | ` +
         `${proxy ? fixed(cell.cpuCoreShare * 100, 0) : '—'} | ${proxy ? `${fixed(cell.readsPerRequest, 1)}, ${fixed(cell.writesPerRequest, 1)}` : '—'} | ${fixed(cell.postgresPerRequestUs, 0)} | ${fixed(cell.generatorPerRequestUs, 0)} | ${cell.errors} |\n`,
@@ -410,12 +441,12 @@ function printTargets(cells: Cell[]): void {
   if (checks.length > 0) {
     process.stdout.write(
       '\ntargets (issue #15): added p50 ≤ max(2 × floor, floor + 1 ms), added p99 ≤ 3 × floor; highest concurrency\n\n' +
-        '| upstream delay | mode | clients | added against | Trellis added p50 / p99 ms | floor added p50 / p99 ms | limit p50 / p99 ms | p50 | p99 |\n' +
-        '|---|---|---|---|---|---|---|---|---|\n',
+        '| upstream delay | mode | clients | added against | rounds (medians) | Trellis added p50 / p99 ms | floor added p50 / p99 ms | limit p50 / p99 ms | p50 | p99 |\n' +
+        '|---|---|---|---|---|---|---|---|---|---|\n',
     );
     for (const check of checks) {
       process.stdout.write(
-        `| ${check.delayMs} ms | ${check.mode} | ${check.concurrency} | ${check.baseline} | ${fixed(check.trellis.p50)} / ${fixed(check.trellis.p99)} | ` +
+        `| ${check.delayMs} ms | ${check.mode} | ${check.concurrency} | ${check.baseline} | ${check.rounds} | ${fixed(check.trellis.p50)} / ${fixed(check.trellis.p99)} | ` +
           `${fixed(check.floor.p50)} / ${fixed(check.floor.p99)} | ${fixed(check.limit.p50)} / ${check.limit.p99 === undefined ? 'none (floor ≤ 0)' : fixed(check.limit.p99)} | ` +
           `${check.p50} | ${check.p99} |\n`,
       );
@@ -528,15 +559,16 @@ async function main() {
         `node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}\n`,
     );
     const cells: Cell[] = [];
+    const highest = Math.max(...CONCURRENCIES);
     for (const delayMs of DELAYS) {
       for (const mode of MODES) {
         for (const concurrency of CONCURRENCIES) {
-          for (const target of targets) {
+          for (const { target, round } of cellOrder(targets, concurrency === highest ? ROUNDS : 1)) {
             if (unsupported.has(`${target.name}/${mode}`)) continue;
-            const cell = await runCell(target, mode, delayMs, concurrency, direct);
+            const cell: Cell = { ...(await runCell(target, mode, delayMs, concurrency, direct)), ...(round === undefined ? {} : { round }) };
             cells.push(cell);
             process.stdout.write(
-              `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${target.name.padEnd(8)} ` +
+              `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${targetLabel(cell).padEnd(8)} ` +
                 `${target.name === 'trellis' ? `(${cell.processes} proc) ` : ''}` +
                 `${cell.throughput.toFixed(0).padStart(6)} req/s  p50 ${fixed(cell.p50).padStart(7)} ms  p99 ${fixed(cell.p99).padStart(7)} ms  ` +
                 `${cell.probeP50 !== undefined ? `(probes p50 ${fixed(cell.probeP50)} p99 ${fixed(cell.probeP99)})  ` : ''}` +

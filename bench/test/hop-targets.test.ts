@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHopTargets, hopLimits, throughputAgainstPortkey, type HopCell } from '../hop-targets.js';
+import { checkHopTargets, hopLimits, median, throughputAgainstPortkey, type HopCell } from '../hop-targets.js';
 
 const cell = (target: string, p50: number, p99: number, extra: Partial<HopCell> = {}): HopCell => ({
   target,
@@ -42,6 +42,23 @@ describe('issue #15 hop targets', () => {
     expect(probes).toMatchObject({ baseline: 'probes', p50: 'met', p99: 'met' });
     expect(probes!.limit).toEqual({ p50: 1.5, p99: 3 });
     expect(probes!.trellis).toEqual({ p50: 1, p99: 2 });
+  });
+
+  it('with rounds, takes each round against its own direct cell and judges the medians over the rounds', () => {
+    const round = (n: number, direct: number, floor: number, trellis: number) => [
+      cell('direct', direct, direct + 2, { round: n }),
+      cell('floor', direct + floor, direct + 2 + 2 * floor, { round: n }),
+      cell('trellis', direct + trellis, direct + 2 + 2 * trellis, { round: n }),
+    ];
+    // Round 2 was disturbed (the floor looked free, Trellis slow): alone it would decide both verdicts.
+    const cells = [...round(1, 50, 1, 1.5), ...round(2, 53, 0.1, 6), ...round(3, 51, 1.2, 2)];
+    const [direct] = checkHopTargets(cells);
+    expect(direct).toMatchObject({ baseline: 'direct', rounds: 3, p50: 'met', p99: 'met' });
+    expect(direct!.floor).toEqual({ p50: 1, p99: 2 });
+    expect(direct!.trellis).toEqual({ p50: 2, p99: 4 });
+    expect(checkHopTargets(round(2, 53, 0.1, 6))[0]).toMatchObject({ rounds: 1, p50: 'missed', p99: 'missed' });
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
   });
 
   it('reports Portkey throughput ratios with the cap the closed loop puts on any target', () => {
