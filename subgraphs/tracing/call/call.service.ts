@@ -17,7 +17,7 @@ import {
   type CallStart,
   type CompletedCallsBody,
 } from './call.schemas.js';
-import { callStore, type CallEndRow, type CallSort, type CallStartRow, type CallsFilterInput } from './call.store.js';
+import { callKey, callStore, type CallEndRow, type CallSort, type CallStartRow, type CallsFilterInput } from './call.store.js';
 import { expandCallRefs } from './ref-expansion.js';
 import { CallStartBatcher } from './start-batcher.js';
 
@@ -90,7 +90,7 @@ export class CallService {
       return written;
     });
     return slots.map((slot) =>
-      slot.kind === 'start' ? { id: slot.row.id, trace_id: traceIds.get(`${slot.row.project_id}\u0000${slot.row.id}`)! } : {},
+      slot.kind === 'start' ? { id: slot.row.id, trace_id: traceIds.get(callKey(slot.row.project_id, slot.row.id))! } : {},
     );
   }
 
@@ -114,7 +114,7 @@ export class CallService {
           throw new ValidationFailedError([{ loc: [...at, 'project_id'], msg: `project_id must be "${projectId}" (the path's project)`, type: 'value_error' }]);
         }
         const row = toCompletedRow(toStartRow(call, writer, at), toEndRow(call, at));
-        const key = `${row.project_id}\u0000${row.id}`;
+        const key = callKey(row.project_id, row.id);
         const earlier = rowOf.get(key);
         if (earlier) Object.assign(earlier, { ended_at: row.ended_at, output: row.output, summary: row.summary, exception: row.exception });
         else {
@@ -140,9 +140,10 @@ export class CallService {
   ): Promise<{ id: string; trace_id: string }> {
     const now = new Date().toISOString();
     const row = toStartRow({ ...call, started_at: now }, writer, ['body'], call.kind);
-    const traceIds = await callStore.insertStarts(trx, [row]);
-    if (call.ended) await callStore.applyEnds(trx, [{ project_id: row.project_id, id: row.id, ended_at: now, output: call.output ?? null, summary: {}, exception: null }]);
-    return { id: row.id, trace_id: traceIds.get(`${row.project_id}\u0000${row.id}`)! };
+    const traceIds = call.ended
+      ? await callStore.insertCompleted(trx, [toCompletedRow(row, { project_id: row.project_id, id: row.id, ended_at: now, output: call.output ?? null, summary: {}, exception: null })])
+      : await callStore.insertStarts(trx, [row]);
+    return { id: row.id, trace_id: traceIds.get(callKey(row.project_id, row.id))! };
   }
 
   async updateDisplayName(writer: Writer, projectId: string, callId: string, displayName: string): Promise<void> {
@@ -310,8 +311,8 @@ function toEndRow(end: Omit<CallEnd, 'summary'> & Partial<Pick<CallEnd, 'summary
 function inheritTracesWithinBatch(starts: CallStartRow[]): void {
   const traces = new Map<string, string>();
   for (const row of starts) {
-    if (!row.trace_id && row.parent_id) row.trace_id = traces.get(`${row.project_id}\u0000${row.parent_id}`) ?? null;
-    traces.set(`${row.project_id}\u0000${row.id}`, row.trace_id ?? row.fallback_trace_id);
+    if (!row.trace_id && row.parent_id) row.trace_id = traces.get(callKey(row.project_id, row.parent_id)) ?? null;
+    traces.set(callKey(row.project_id, row.id), row.trace_id ?? row.fallback_trace_id);
   }
   // Roots without a trace id get their generated one now, so their children above agree with what is stored.
   for (const row of starts) if (!row.trace_id && !row.parent_id) row.trace_id = row.fallback_trace_id;
@@ -320,7 +321,7 @@ function inheritTracesWithinBatch(starts: CallStartRow[]): void {
 function dedupe<T extends { project_id: string; id: string }>(rows: T[], keep: 'first' | 'last'): T[] {
   const byKey = new Map<string, T>();
   for (const row of rows) {
-    const key = `${row.project_id}\u0000${row.id}`;
+    const key = callKey(row.project_id, row.id);
     if (keep === 'last' || !byKey.has(key)) byKey.set(key, row);
   }
   return [...byKey.values()];

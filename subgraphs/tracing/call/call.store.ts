@@ -110,22 +110,30 @@ function upsertStarts(rows: CallStartRow[], withEnds: boolean) {
     returning c.project_id, c.id, c.trace_id`;
 }
 
+/** A call's key in maps of a batch: calls are unique per project and id. */
+export const callKey = (projectId: string, id: string) => `${projectId}\u0000${id}`;
+
+/** Trace ids by callKey of the rows an upsert of starts returned. */
+function traceIdsOf(rows: { project_id: string; id: string; trace_id: string }[]): Map<string, string> {
+  return new Map(rows.map((row) => [callKey(row.project_id, row.id), row.trace_id]));
+}
+
 export const callStore = {
   async insertStarts(db: Db, rows: CallStartRow[]): Promise<Map<string, string>> {
     if (rows.length === 0) return new Map();
-    const result = await upsertStarts(rows, false).execute(db);
-    return new Map(result.rows.map((row) => [`${row.project_id}\u0000${row.id}`, row.trace_id]));
+    return traceIdsOf((await upsertStarts(rows, false).execute(db)).rows);
   },
 
   /**
    * Calls that arrive finished (start and end at once, one row per call): one statement that does what
    * `insertStarts` then `applyEnds` would (the start columns never replace an earlier start's, the end columns are
    * this end's) while writing each row once instead of inserting and then updating it — the calls of traced
-   * inference completions arrive this way, hundreds a second.
+   * inference completions arrive this way, hundreds a second, and so do ended calls of the evaluation API. Resolves
+   * with the stored trace ids by callKey, as insertStarts does.
    */
-  async insertCompleted(db: Db, rows: (CallStartRow & CallEndRow)[]): Promise<void> {
-    if (rows.length === 0) return;
-    await upsertStarts(rows, true).execute(db);
+  async insertCompleted(db: Db, rows: (CallStartRow & CallEndRow)[]): Promise<Map<string, string>> {
+    if (rows.length === 0) return new Map();
+    return traceIdsOf((await upsertStarts(rows, true).execute(db)).rows);
   },
 
   /** Ends fill the end columns; an end that arrives before its start creates the row the start completes. */

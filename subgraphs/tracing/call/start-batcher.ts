@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TracingDatabase } from '../db/database.js';
-import { callStore, type CallStartRow } from './call.store.js';
+import { callKey, callStore, type CallStartRow } from './call.store.js';
 
 interface Pending {
   row: CallStartRow;
@@ -57,17 +57,17 @@ export class CallStartBatcher {
     // One statement may not touch a row twice: repeated ids in a flush share the first one's result.
     const unique = new Map<string, CallStartRow>();
     for (const { row } of batch) {
-      const key = `${row.project_id}\u0000${row.id}`;
+      const key = callKey(row.project_id, row.id);
       if (!unique.has(key)) unique.set(key, row);
     }
     try {
       const traceIds = await callStore.insertStarts(this.db, [...unique.values()]);
-      for (const pending of batch) pending.resolve(traceIds.get(`${pending.row.project_id}\u0000${pending.row.id}`)!);
+      for (const pending of batch) pending.resolve(traceIds.get(callKey(pending.row.project_id, pending.row.id))!);
     } catch {
       for (const pending of batch) {
         try {
           const traceIds = await callStore.insertStarts(this.db, [pending.row]);
-          pending.resolve(traceIds.get(`${pending.row.project_id}\u0000${pending.row.id}`)!);
+          pending.resolve(traceIds.get(callKey(pending.row.project_id, pending.row.id))!);
         } catch (error) {
           pending.reject(error);
         }
