@@ -13,16 +13,21 @@ const PAGE_SIZE = 500;
 const SETTLE_MS = 5;
 
 export interface EventPage {
+  /** The settled events read, in stream order (with `types`, only the events of those types). */
   events: PlatformEvent[];
+  /** Where the next read starts: after the last settled event read, of any type (`after` when there was none). */
+  cursor: string;
+  /** As many settled events as the limit were read (of any type): more may follow at once. */
+  full: boolean;
   /** Committed events exist after the page but are held back until older transactions finish. */
   heldBack: boolean;
 }
 
 export interface SubscribeOptions {
   /**
-   * Only events of these types. The others are still read (the cursor advances past them in order) but without
-   * their payloads: a subscriber of rare events does not pay for the payloads of frequent ones (a traced
-   * inference completion carries its messages and output).
+   * Only events of these types. The others are passed over inside the database (the cursor still advances past
+   * them in order): a subscriber of rare events pays neither for the payloads nor for the rows of frequent ones
+   * (a traced inference completion carries its messages and output, hundreds a second under load).
    */
   types?: readonly string[];
   /** Only yield events the subscriber may see; the cursor still advances past the others. */
@@ -61,25 +66,46 @@ export class PlatformEventStream {
     this.listener = typeof listen === 'string' ? new NotificationListener(listen, logger) : listen;
   }
 
-  /** Up to `limit` settled events after `after`; with `types`, the payloads of other types' events are left out (null). */
+  /**
+   * The settled events among the next `limit` after `after` (with `types`, only those of these types: the others are
+   * counted and passed over in the database, never sent).
+   */
   async read(after: string, limit = PAGE_SIZE, types?: readonly string[]): Promise<EventPage> {
     const position = parseCursor(after);
     if (!position) throw new Error(`invalid event cursor "${after}"`);
-    const payload = types ? sql`case when e.type = any(${[...types]}::text[]) then e.payload end` : sql`e.payload`;
-    const { rows } = await sql<EventRow & { settled: boolean }>`
-      select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, ${payload} as payload, e.created_at,
-             e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
-      from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
-      where (e.tx_id, e.id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
-      -- the xid8 column, never its text rendering ("1002" sorts before "986" as text)
-      order by e.tx_id, e.id
-      limit ${limit}`.execute(this.root);
-    const events: PlatformEvent[] = [];
-    for (const row of rows) {
-      if (!row.settled) return { events, heldBack: true };
-      events.push(toPlatformEvent(row));
-    }
-    return { events, heldBack: false };
+    const events = sql.table(`${EVENTS_SCHEMA}.events`);
+    const ofTypes = types ? sql`where r.type = any(${[...types]}::text[])` : sql``;
+    // One row per event returned, each with the page's figures; a single row of figures alone when none is.
+    const { rows } = await sql<PageRow>`
+      with page as (
+        select e.id, e.tx_id, e.type, e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
+        from ${events} as e
+        where (e.tx_id, e.id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
+        -- the xid8 column, never its text rendering ("1002" sorts before "986" as text)
+        order by e.tx_id, e.id
+        limit ${limit}
+      ), readable as (
+        -- the page up to its first event held back (commit-safe order)
+        select p.id, p.tx_id, p.type
+        from (select page.*, bool_and(page.settled) over (order by page.tx_id, page.id) as readable from page) as p
+        where p.readable
+      ), last_readable as (
+        select r.tx_id, r.id from readable as r order by r.tx_id desc, r.id desc limit 1
+      )
+      select (select count(*) from page)::int as scanned, (select count(*) from readable)::int as settled,
+             l.tx_id::text as last_tx, l.id as last_id,
+             e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at
+      from (select 1) as one
+      left join last_readable as l on true
+      left join lateral (select e.* from readable as r join ${events} as e on e.id = r.id ${ofTypes}) as e on true
+      order by e.tx_id, e.id`.execute(this.root);
+    const figures = rows[0]!;
+    return {
+      events: rows.filter((row) => row.id !== null).map((row) => toPlatformEvent(row as EventRow)),
+      cursor: figures.last_tx !== null ? formatCursor(figures.last_tx, figures.last_id!) : after,
+      full: figures.settled === limit,
+      heldBack: figures.settled < figures.scanned,
+    };
   }
 
   /**
@@ -140,12 +166,11 @@ export class PlatformEventStream {
       while (!stopped) {
         const seen = this.generation;
         const page = await this.read(cursor, pageSize, types);
-        const last = page.events.at(-1);
-        if (last) cursor = last.cursor;
-        const wanted = page.events.filter((event) => (!types || types.includes(event.type)) && (!options.filter || options.filter(event)));
+        cursor = page.cursor;
+        const wanted = options.filter ? page.events.filter(options.filter) : page.events;
         if (wanted.length > 0) await push(wanted);
         if (stopped) return;
-        if (page.events.length === pageSize) continue;
+        if (page.full) continue;
         await Promise.race([this.changedSince(seen, page.heldBack ? SETTLE_MS : undefined), stop]);
       }
     });
@@ -200,6 +225,9 @@ interface EventRow {
   payload: Record<string, unknown>;
   created_at: Date;
 }
+
+/** A row of `read`: the page's figures, and one event's columns (null in the one row of a page without events). */
+type PageRow = { scanned: number; settled: number; last_tx: string | null; last_id: number | null } & { [K in keyof EventRow]: EventRow[K] | null };
 
 function toPlatformEvent(row: EventRow): PlatformEvent {
   return {

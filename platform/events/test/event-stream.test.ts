@@ -174,16 +174,24 @@ describe('platform event stream', () => {
     expect(await publishEvents(db.root, [])).toEqual([]);
   });
 
-  it('with types, reads the other events without their payloads and yields only those types, in pages', async () => {
+  it('with types, sends only those types and passes over the others in the database, its cursor moving past them', async () => {
     const start = await settledCursor(stream);
-    await publishEvents(db.root, [event(30), { ...event(31), type: 'RARE' }, event(32), { ...event(33), type: 'RARE' }]);
-    const page = await readSettled(stream, start);
-    const unfiltered = await stream.read(start, 500, ['RARE']);
-    expect(unfiltered.events.map((e) => [e.type, e.payload])).toEqual(page.events.map((e) => [e.type, e.type === 'RARE' ? e.payload : null]));
+    await publishEvents(db.root, [event(30), { ...event(31), type: 'RARE' }, event(32), { ...event(33), type: 'RARE' }, event(34)]);
+    const all = (await readSettled(stream, start)).events;
+    expect(all.map((e) => e.payload.n)).toEqual([30, 31, 32, 33, 34]);
 
-    const pages = stream.subscribePages(start, { types: ['RARE'] });
-    const first = await pages.next();
-    expect(first.value.map((e: PlatformEvent) => e.payload.n)).toEqual([31, 33]);
+    const rare = await stream.read(start, 500, ['RARE']);
+    expect(rare.events.map((e) => [e.type, e.payload.n, e.cursor])).toEqual([['RARE', 31, all[1]!.cursor], ['RARE', 33, all[3]!.cursor]]);
+    expect(rare).toMatchObject({ cursor: all[4]!.cursor, full: false, heldBack: false });
+    // Nothing of those types after the last one: no events, but the cursor still passes the others.
+    expect(await stream.read(all[3]!.cursor, 500, ['RARE'])).toEqual({ events: [], cursor: all[4]!.cursor, full: false, heldBack: false });
+    // A page counts every event read, of any type.
+    expect(await stream.read(all[1]!.cursor, 1, ['RARE'])).toEqual({ events: [], cursor: all[2]!.cursor, full: true, heldBack: false });
+    expect(await stream.read(all[4]!.cursor)).toEqual({ events: [], cursor: all[4]!.cursor, full: false, heldBack: false });
+
+    const pages = stream.subscribePages(start, { types: ['RARE'], pageSize: 2 });
+    expect((await pages.next()).value.map((e: PlatformEvent) => e.payload.n)).toEqual([31]);
+    expect((await pages.next()).value.map((e: PlatformEvent) => e.payload.n)).toEqual([33]);
     await pages.return?.();
   });
 
