@@ -29,6 +29,8 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
    * small enough to take a few milliseconds, and the requests get the loop between them.
    */
   protected readonly batchSize: number = 100;
+  /** Whether `apply`/`applyBatch` need the events' payloads (see SubscribeOptions.withoutPayloads). */
+  protected readonly readsPayloads: boolean = true;
   private pages?: AsyncIterableIterator<PlatformEvent[]>;
   private running?: Promise<void>;
   private stopping = false;
@@ -50,7 +52,7 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
 
   async start(): Promise<void> {
     const cursor = (await this.loadCursor()) ?? START_CURSOR;
-    this.pages = this.stream.subscribePages(cursor, { types: [...this.types], pageSize: this.batchSize });
+    this.pages = this.stream.subscribePages(cursor, { types: [...this.types], pageSize: this.batchSize, withoutPayloads: !this.readsPayloads });
     this.running = this.consume(this.pages);
   }
 

@@ -1,5 +1,5 @@
 import { Repeater } from '@repeaterjs/repeater';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Logger } from '../logger.js';
 import { formatCursor, parseCursor, type PlatformEvent } from './event.js';
 import { NotificationListener } from './notification-listener.js';
@@ -30,6 +30,11 @@ export interface SubscribeOptions {
    * (a traced inference completion carries its messages and output, hundreds a second under load).
    */
   types?: readonly string[];
+  /**
+   * Events come without their payloads (an empty object): for a consumer that reads the payloads inside the
+   * database, in the statement that applies them (`eventRows`), so they never travel to the process and back.
+   */
+  withoutPayloads?: boolean;
   /** Only yield events the subscriber may see; the cursor still advances past the others. */
   filter?: (event: PlatformEvent) => boolean;
   /** Events read at a time (default 500): subscribePages' batches are at most this long. */
@@ -70,10 +75,11 @@ export class PlatformEventStream {
    * The settled events among the next `limit` after `after` (with `types`, only those of these types: the others are
    * counted and passed over in the database, never sent).
    */
-  async read(after: string, limit = PAGE_SIZE, types?: readonly string[]): Promise<EventPage> {
+  async read(after: string, limit = PAGE_SIZE, types?: readonly string[], { withoutPayloads = false } = {}): Promise<EventPage> {
     const position = parseCursor(after);
     if (!position) throw new Error(`invalid event cursor "${after}"`);
     const events = sql.table(`${EVENTS_SCHEMA}.events`);
+    const payload = withoutPayloads ? sql`'{}'::jsonb` : sql`e.payload`;
     const ofTypes = types ? sql`where r.type = any(${[...types]}::text[])` : sql``;
     // One row per event returned, each with the page's figures; a single row of figures alone when none is.
     const { rows } = await sql<PageRow>`
@@ -94,7 +100,7 @@ export class PlatformEventStream {
       )
       select (select count(*) from page)::int as scanned, (select count(*) from readable)::int as settled,
              l.tx_id::text as last_tx, l.id as last_id,
-             e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at
+             e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, ${payload} as payload, e.created_at
       from (select 1) as one
       left join last_readable as l on true
       left join lateral (select e.* from readable as r join ${events} as e on e.id = r.id ${ofTypes}) as e on true
@@ -155,7 +161,7 @@ export class PlatformEventStream {
    */
   subscribePages(after: string, options: SubscribeOptions = {}): AsyncIterableIterator<PlatformEvent[]> {
     if (!parseCursor(after)) throw new Error(`invalid event cursor "${after}"`);
-    const { types, pageSize = PAGE_SIZE } = options;
+    const { types, pageSize = PAGE_SIZE, withoutPayloads } = options;
     return new Repeater<PlatformEvent[]>(async (push, stop) => {
       let stopped = false;
       void stop.then(() => {
@@ -165,7 +171,7 @@ export class PlatformEventStream {
       let cursor = after;
       while (!stopped) {
         const seen = this.generation;
-        const page = await this.read(cursor, pageSize, types);
+        const page = await this.read(cursor, pageSize, types, { withoutPayloads });
         cursor = page.cursor;
         const wanted = options.filter ? page.events.filter(options.filter) : page.events;
         if (wanted.length > 0) await push(wanted);
@@ -224,6 +230,17 @@ interface EventRow {
   author: string;
   payload: Record<string, unknown>;
   created_at: Date;
+}
+
+/**
+ * The outbox rows of these events (`id`, `type`, `entity`, `project`, `registry`, `author`, `payload`) as a table for a
+ * consumer's own statement: a consumer that turns frequent events into rows of its own (InferenceCallRecorder) reads
+ * their payloads inside the database, in the statement that writes the rows, instead of receiving each payload and
+ * sending it back as a parameter.
+ */
+export function eventRows(ids: readonly number[]): RawBuilder<unknown> {
+  return sql`(select e.id, e.type, e.entity, e.project, e.registry, e.author, e.payload
+    from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e where e.id = any(${ids.map(String)}::bigint[]))`;
 }
 
 /** A row of `read`: the page's figures, and one event's columns (null in the one row of a page without events). */

@@ -1,6 +1,6 @@
 /** The platform event outbox: publish in the writer's transaction, read in commit-safe order, follow live. */
 export { formatCursor, parseCursor, START_CURSOR, type NewPlatformEvent, type PlatformEvent } from './event.js';
-export { PlatformEventStream, type EventPage, type SubscribeOptions } from './event-stream.js';
+export { eventRows, PlatformEventStream, type EventPage, type SubscribeOptions } from './event-stream.js';
 export { PlatformEventConsumer } from './event-consumer.js';
 export { NotificationListener } from './notification-listener.js';
 export { publishEvent, publishEvents } from './publish-event.js';

@@ -34,7 +34,7 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
   },
   references: () => ({ Project: passThroughReference }),
   // Family B's completions for a named project arrive as platform events and become calls here.
-  workers: ({ db, calls, events }, { logger }) => [new InferenceCallRecorder(db, calls, events, logger.child({ worker: 'inference-calls' }))],
+  workers: ({ db, events }, { logger }) => [new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' }))],
   onStop: async ({ events }) => {
     await events.close();
   },

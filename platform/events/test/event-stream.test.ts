@@ -4,7 +4,7 @@ import { connectDatabase, type DatabaseConnection } from '../../db/connection.js
 import { createLogger } from '../../logger.js';
 import { createTestDatabase } from '../../../test/support/database.js';
 import { readSettled, settledCursor } from '../../../test/support/events.js';
-import { migrateEvents, PlatformEventStream, publishEvent, publishEvents, START_CURSOR, type PlatformEvent } from '../index.js';
+import { eventRows, migrateEvents, PlatformEventStream, publishEvent, publishEvents, START_CURSOR, type PlatformEvent } from '../index.js';
 
 let db: DatabaseConnection;
 let stream: PlatformEventStream;
@@ -188,6 +188,12 @@ describe('platform event stream', () => {
     // A page counts every event read, of any type.
     expect(await stream.read(all[1]!.cursor, 1, ['RARE'])).toEqual({ events: [], cursor: all[2]!.cursor, full: true, heldBack: false });
     expect(await stream.read(all[4]!.cursor)).toEqual({ events: [], cursor: all[4]!.cursor, full: false, heldBack: false });
+
+    // For a consumer that reads the payloads inside the database: the same events, without them.
+    const bare = await stream.read(start, 500, ['RARE'], { withoutPayloads: true });
+    expect(bare.events.map((e) => [e.id, e.payload])).toEqual([[all[1]!.id, {}], [all[3]!.id, {}]]);
+    const rows = await sql<{ id: string; payload: { n: number } }>`select id, payload from ${eventRows(bare.events.map((e) => e.id))} as e order by id`.execute(db.root);
+    expect(rows.rows.map((row) => [Number(row.id), row.payload.n])).toEqual([[all[1]!.id, 31], [all[3]!.id, 33]]);
 
     const pages = stream.subscribePages(start, { types: ['RARE'], pageSize: 2 });
     expect((await pages.next()).value.map((e: PlatformEvent) => e.payload.n)).toEqual([31]);

@@ -99,8 +99,6 @@ export class CallService {
     writer: Writer,
     projectId: string,
     body: CompletedCallsBody,
-    /** Write in this transaction (e.g. with a consumer's cursor) instead of one of its own. */
-    inTransaction?: Kysely<TracingDatabase>,
   ): Promise<void> {
     const rows: CompletedCallRow[] = [];
     /** Where each call's row is in `rows`: a call sent twice keeps its first start and takes its last end. */
@@ -129,7 +127,7 @@ export class CallService {
     if (issues.length > 0) throw new ValidationFailedError(issues);
     authorizeProjects(writer, [projectId]);
     // One statement: no transaction of its own needed.
-    await callStore.insertCompleted(inTransaction ?? this.db, rows);
+    await callStore.insertCompleted(this.db, rows);
   }
 
   /** Writes one complete call of the evaluation API (prediction, run, score) inside the caller's transaction. */

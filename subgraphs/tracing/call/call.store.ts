@@ -136,6 +136,33 @@ export const callStore = {
     return traceIdsOf((await upsertStarts(rows, true).execute(db)).rows);
   },
 
+  /**
+   * Traced inference completions as finished calls of their projects, written as `insertCompleted` writes calls,
+   * straight from their platform events' outbox rows (`eventRows`; payload: InferenceCompletionPayload): under load
+   * they arrive by the hundred a second, and reading each payload out of the database only to send it back as a
+   * parameter cost more than the write itself. Their callers were authorized when the completions were served; the
+   * caller's user id becomes the call's wb_user_id. An event the database cannot store as a call (a date that is
+   * none) fails the statement with a data exception, as a bad parameter row would.
+   */
+  async insertInferenceCompletions(db: Db, events: RawBuilder<unknown>): Promise<void> {
+    await sql`
+      with completed as (
+        -- one row per call even if its event was published twice (a write retried after its commit was not heard)
+        select distinct on (project_id, id)
+          e.entity || '/' || e.project as project_id, e.payload -> 'call' ->> 'id' as id, e.payload ->> 'author_id' as author_id,
+          e.payload -> 'call' as call
+        from ${events} as e
+        order by project_id, id, e.id desc
+      )
+      insert into tracing.calls as c (project_id, id, trace_id, op_name, started_at, attributes, inputs, wb_user_id, kind, ${END_COLUMNS})
+      select project_id, id, call ->> 'trace_id', call ->> 'op_name', (call ->> 'started_at')::timestamptz, call -> 'attributes',
+        call -> 'inputs', author_id, 'call', (call ->> 'ended_at')::timestamptz,
+        -- JSON null and "no output" are both stored as SQL NULL (toEndRow); a finished call has a summary
+        nullif(call -> 'output', 'null'::jsonb), coalesce(call -> 'summary', '{}'::jsonb), call ->> 'exception'
+      from completed
+      on conflict (project_id, id) do update set ${KEEP_EARLIER_START}, ${TAKE_THIS_END}`.execute(db);
+  },
+
   /** Ends fill the end columns; an end that arrives before its start creates the row the start completes. */
   async applyEnds(db: Db, rows: CallEndRow[]): Promise<void> {
     if (rows.length === 0) return;

@@ -6,7 +6,6 @@ import { migrateSchema } from '../../../platform/db/migrate.js';
 import { INFERENCE_COMPLETION_EVENT, type InferenceCompletionPayload } from '../../../platform/events/contracts.js';
 import { migrateEvents, PlatformEventStream, publishEvents } from '../../../platform/events/index.js';
 import { createLogger } from '../../../platform/logger.js';
-import { CallService } from '../call/call.service.js';
 import type { TracingDatabase } from '../db/database.js';
 import { tracingMigrations } from '../db/migrations/index.js';
 import { InferenceCallRecorder } from '../inference-calls/inference-call-recorder.js';
@@ -22,6 +21,8 @@ const recorders: InferenceCallRecorder[] = [];
 const logger = createLogger({ level: 'silent' });
 /** Statements that wrote tracing.calls, by either recorder. */
 let callWrites = 0;
+/** The parameters those statements were sent. */
+const callWriteParameters: unknown[] = [];
 
 beforeAll(async () => {
   const url = await createTestDatabase();
@@ -30,7 +31,10 @@ beforeAll(async () => {
   await migrateSchema(db.root, 'tracing', tracingMigrations);
   const tracing = db.forSchema<TracingDatabase>('tracing').withPlugin({
     transformQuery: ({ node }) => {
-      if (node.kind === 'RawNode' && (node as RawNode).sqlFragments.join('?').includes('into tracing.calls')) callWrites++;
+      if (node.kind === 'RawNode' && (node as RawNode).sqlFragments.join('?').includes('into tracing.calls')) {
+        callWrites++;
+        callWriteParameters.push(JSON.stringify(node));
+      }
       return node;
     },
     transformResult: async ({ result }) => result,
@@ -38,7 +42,7 @@ beforeAll(async () => {
   for (let process = 0; process < 2; process++) {
     const stream = new PlatformEventStream(db.root, url, logger);
     streams.push(stream);
-    const recorder = new InferenceCallRecorder(tracing, new CallService(tracing), stream, logger);
+    const recorder = new InferenceCallRecorder(tracing, stream, logger);
     recorders.push(recorder);
   }
 });
@@ -90,5 +94,37 @@ describe('the inference call recorder, run by two processes on one database', ()
     // One statement per page (100 events) and project, not one per call; the other process may
     // read the same pages and find them claimed.
     expect(callWrites).toBeLessThanOrEqual(8);
+    // The payloads are read inside the database: no message or output is sent back to it as a parameter.
+    expect(callWriteParameters.join('\n')).not.toMatch(/hello \d|answer \d/);
+  });
+
+  it('stores each field of a completion as its call, one call for an event published twice, and dead-letters an event the database cannot store', async () => {
+    const failed = completion(1000, 'fields');
+    const call = (failed.payload as unknown as InferenceCompletionPayload).call;
+    Object.assign(call, { output: null, exception: 'upstream timed out', trace_id: 'trace-of-failed', started_at: '2026-11-27T10:00:00.000Z', ended_at: '2026-11-27T10:00:01.250Z' });
+    const unstorable = completion(1001, 'fields');
+    (unstorable.payload as unknown as InferenceCompletionPayload).call.started_at = 'not a date';
+    await publishEvents(db.root, [failed, failed, unstorable, completion(1002, 'fields')]);
+
+    const ids = async () =>
+      (await sql<{ id: string }>`select id from tracing.calls where project_id = 'team-a/fields' order by id`.execute(db.root)).rows.map((row) => row.id);
+    await expect.poll(ids, { timeout: 15_000 }).toEqual(['completion-1000', 'completion-1002']);
+    const { rows } = await sql<Record<string, unknown>>`
+      select trace_id, op_name, started_at, ended_at, inputs, output, summary, attributes, exception, wb_user_id, kind, parent_id
+      from tracing.calls where project_id = 'team-a/fields' and id = 'completion-1000'`.execute(db.root);
+    expect(rows[0]).toEqual({
+      trace_id: 'trace-of-failed',
+      op_name: 'inference.chat.completions/bench',
+      started_at: new Date('2026-11-27T10:00:00.000Z'),
+      ended_at: new Date('2026-11-27T10:00:01.250Z'),
+      inputs: call.inputs,
+      output: null,
+      summary: call.summary,
+      attributes: call.attributes,
+      exception: 'upstream timed out',
+      wb_user_id: '00000000-0000-0000-0000-000000000001',
+      kind: 'call',
+      parent_id: null,
+    });
   });
 });
