@@ -21,8 +21,9 @@ export interface CompletionTrace {
 }
 
 /**
- * Receives traced completions in batches, in a transaction of the inference schema's connection (so an outbox
- * insert commits atomically with nothing else half-done). Throwing keeps the batch for the next flush.
+ * Receives traced completions in batches, with the inference schema's connection; it writes a batch atomically
+ * (publishCompletionEvents: one statement, so no transaction and its two round trips). Throwing keeps the batch for
+ * the next flush.
  */
 export type CompletionTraceSink = (db: Kysely<any>, traces: CompletionTrace[]) => Promise<void>;
 

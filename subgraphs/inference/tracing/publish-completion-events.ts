@@ -4,7 +4,7 @@ import type { CompletionTraceSink } from './completion-trace.js';
 
 /**
  * The platform's binding of completion traces: one `inference.completion` platform event per traced completion,
- * the whole batch written with one insert in the sink's transaction. The tracing subgraph consumes them and
+ * the whole batch written with one statement (insert and NOTIFY). The tracing subgraph consumes them and
  * records the calls.
  */
 export const publishCompletionEvents: CompletionTraceSink = async (db, traces) => {

@@ -111,7 +111,7 @@ export class UsageRecorder implements BackgroundWorker {
       const retry = await writeBatchIsolating(batch, {
         writer: 'inference-completion-traces',
         logger: this.logger,
-        write: (traces) => this.db.transaction().execute((trx) => sink(trx, traces)),
+        write: (traces) => sink(this.db, traces),
         describe: (trace) => ({ entity: trace.entity, project: trace.project, callId: trace.call.id }),
       });
       if (retry.length > 0) {
