@@ -51,8 +51,13 @@ export async function claimEvents<DB extends EventCursorsDatabase, E extends { c
   // Kysely's database type is invariant: a subgraph's transaction is not a Kysely<EventCursorsDatabase>, although
   // its database has that table (the constraint on DB says so).
   const trx = transaction as unknown as Kysely<EventCursorsDatabase>;
-  await trx.insertInto('event_cursors').values({ consumer, cursor: '0.0' }).onConflict((conflict) => conflict.column('consumer').doNothing()).execute();
-  const stored = await trx.selectFrom('event_cursors').select('cursor').where('consumer', '=', consumer).forUpdate().executeTakeFirstOrThrow();
+  const lockStored = () => trx.selectFrom('event_cursors').select('cursor').where('consumer', '=', consumer).forUpdate().executeTakeFirst();
+  let stored = await lockStored();
+  if (!stored) {
+    // The consumer's first claim ever (a row to lock: concurrent first claims both insert, one does nothing).
+    await trx.insertInto('event_cursors').values({ consumer, cursor: '0.0' }).onConflict((conflict) => conflict.column('consumer').doNothing()).execute();
+    stored = (await lockStored())!;
+  }
   const fresh = events.filter((event) => isCursorAfter(event.cursor, stored.cursor));
   if (fresh.length > 0) {
     await trx.updateTable('event_cursors').set({ cursor: last.cursor, updated_at: sql<Date>`now()` }).where('consumer', '=', consumer).execute();
