@@ -1,7 +1,7 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Logger } from '../logger.js';
-import { formatCursor, parseCursor, type PlatformEvent } from './event.js';
+import { formatCursor, parseCursor, parseNotifiedTypes, type PlatformEvent } from './event.js';
 import { NotificationListener } from './notification-listener.js';
 import { EVENTS_CHANNEL, EVENTS_SCHEMA } from './schema.js';
 
@@ -15,9 +15,9 @@ const SETTLE_MS = 5;
 export interface EventPage {
   /** The settled events read, in stream order (with `types`, only the events of those types). */
   events: PlatformEvent[];
-  /** Where the next read starts: after the last settled event read, of any type (`after` when there was none). */
+  /** Where the next read starts: after the last event read (`after` when there was none). */
   cursor: string;
-  /** As many settled events as the limit were read (of any type): more may follow at once. */
+  /** As many events as the limit were read: more may follow at once. */
   full: boolean;
   /** Committed events exist after the page but are held back until older transactions finish. */
   heldBack: boolean;
@@ -25,9 +25,9 @@ export interface EventPage {
 
 export interface SubscribeOptions {
   /**
-   * Only events of these types. The others are passed over inside the database (the cursor still advances past
-   * them in order): a subscriber of rare events pays neither for the payloads nor for the rows of frequent ones
-   * (a traced inference completion carries its messages and output, hundreds a second under load).
+   * Only events of these types, read through their own index, and woken only by commits of these types: a
+   * subscriber of rare events pays neither for the rows nor for the wake-ups of frequent ones (a traced inference
+   * completion per request, hundreds a second under load, each with its messages and output).
    */
   types?: readonly string[];
   /**
@@ -48,13 +48,12 @@ export interface SubscribeOptions {
  * transaction id is below the xmin of the current snapshot — i.e. older than every transaction still running.
  * A transaction that commits later necessarily has a larger transaction id than anything already returned, so
  * nothing can commit "behind" a cursor. The gap between replay and LISTEN is closed by listening first and by
- * remembering how many wake-ups happened before each read.
+ * flagging each subscriber notified during its read (it reads again before it waits).
  */
 export class PlatformEventStream {
   private readonly listener: NotificationListener;
   private readonly ownsListener: boolean;
-  private generation = 0;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Set<Waiter>();
   private unlisten: (() => void) | undefined;
   private listening: Promise<void> | undefined;
 
@@ -72,46 +71,31 @@ export class PlatformEventStream {
   }
 
   /**
-   * The settled events among the next `limit` after `after` (with `types`, only those of these types: the others are
-   * counted and passed over in the database, never sent).
+   * Up to `limit` settled events after `after` (with `types`, only events of those types: found through their own
+   * index, so the rows of other types are neither read nor sent).
    */
   async read(after: string, limit = PAGE_SIZE, types?: readonly string[], { withoutPayloads = false } = {}): Promise<EventPage> {
     const position = parseCursor(after);
     if (!position) throw new Error(`invalid event cursor "${after}"`);
-    const events = sql.table(`${EVENTS_SCHEMA}.events`);
     const payload = withoutPayloads ? sql`'{}'::jsonb` : sql`e.payload`;
-    const ofTypes = types ? sql`where r.type = any(${[...types]}::text[])` : sql``;
-    // One row per event returned, each with the page's figures; a single row of figures alone when none is.
-    const { rows } = await sql<PageRow>`
-      with page as (
-        select e.id, e.tx_id, e.type, e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
-        from ${events} as e
-        where (e.tx_id, e.id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
-        -- the xid8 column, never its text rendering ("1002" sorts before "986" as text)
-        order by e.tx_id, e.id
-        limit ${limit}
-      ), readable as (
-        -- the page up to its first event held back (commit-safe order)
-        select p.id, p.tx_id, p.type
-        from (select page.*, bool_and(page.settled) over (order by page.tx_id, page.id) as readable from page) as p
-        where p.readable
-      ), last_readable as (
-        select r.tx_id, r.id from readable as r order by r.tx_id desc, r.id desc limit 1
-      )
-      select (select count(*) from page)::int as scanned, (select count(*) from readable)::int as settled,
-             l.tx_id::text as last_tx, l.id as last_id,
-             e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, ${payload} as payload, e.created_at
-      from (select 1) as one
-      left join last_readable as l on true
-      left join lateral (select e.* from readable as r join ${events} as e on e.id = r.id ${ofTypes}) as e on true
-      order by e.tx_id, e.id`.execute(this.root);
-    const figures = rows[0]!;
-    return {
-      events: rows.filter((row) => row.id !== null).map((row) => toPlatformEvent(row as EventRow)),
-      cursor: figures.last_tx !== null ? formatCursor(figures.last_tx, figures.last_id!) : after,
-      full: figures.settled === limit,
-      heldBack: figures.settled < figures.scanned,
-    };
+    const { rows } = await sql<EventRow & { settled: boolean }>`
+      select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, ${payload} as payload, e.created_at,
+             e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) as settled
+      from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
+      where ${ofTypes(types)} (e.tx_id, e.id) > (${position.txId.toString()}::xid8, ${position.id.toString()}::bigint)
+      -- the xid8 column, never its text rendering ("1002" sorts before "986" as text)
+      order by e.tx_id, e.id
+      limit ${limit}`.execute(this.root);
+    const events: PlatformEvent[] = [];
+    let heldBack = false;
+    for (const row of rows) {
+      if (!row.settled) {
+        heldBack = true;
+        break;
+      }
+      events.push(toPlatformEvent(row));
+    }
+    return { events, cursor: events.at(-1)?.cursor ?? after, full: events.length === limit, heldBack };
   }
 
   /**
@@ -168,16 +152,23 @@ export class PlatformEventStream {
         stopped = true;
       });
       await this.ensureListening();
-      let cursor = after;
-      while (!stopped) {
-        const seen = this.generation;
-        const page = await this.read(cursor, pageSize, types, { withoutPayloads });
-        cursor = page.cursor;
-        const wanted = options.filter ? page.events.filter(options.filter) : page.events;
-        if (wanted.length > 0) await push(wanted);
-        if (stopped) return;
-        if (page.full) continue;
-        await Promise.race([this.changedSince(seen, page.heldBack ? SETTLE_MS : undefined), stop]);
+      const waiter: Waiter = { types: types ? new Set(types) : undefined, notified: false };
+      this.waiters.add(waiter);
+      try {
+        let cursor = after;
+        while (!stopped) {
+          // A notification that arrives while the page is read is news for the next wait.
+          waiter.notified = false;
+          const page = await this.read(cursor, pageSize, types, { withoutPayloads });
+          cursor = page.cursor;
+          const wanted = options.filter ? page.events.filter(options.filter) : page.events;
+          if (wanted.length > 0) await push(wanted);
+          if (stopped) return;
+          if (page.full) continue;
+          await Promise.race([this.notified(waiter, page.heldBack ? SETTLE_MS : undefined), stop]);
+        }
+      } finally {
+        this.waiters.delete(waiter);
       }
     });
   }
@@ -185,14 +176,18 @@ export class PlatformEventStream {
   async close(): Promise<void> {
     this.unlisten?.();
     if (this.ownsListener) await this.listener.close();
-    for (const wake of this.waiters) wake();
+    for (const waiter of this.waiters) waiter.wake?.();
   }
 
   private ensureListening(): Promise<void> {
     this.listening ??= this.listener
-      .listen(EVENTS_CHANNEL, () => {
-        this.generation += 1;
-        for (const wake of this.waiters) wake();
+      .listen(EVENTS_CHANNEL, (payload) => {
+        const published = parseNotifiedTypes(payload);
+        for (const waiter of this.waiters) {
+          if (waiter.types && published && !published.some((type) => waiter.types!.has(type))) continue;
+          waiter.notified = true;
+          waiter.wake?.();
+        }
       })
       .then((unlisten) => {
         this.unlisten = unlisten;
@@ -204,19 +199,34 @@ export class PlatformEventStream {
     return this.listening;
   }
 
-  /** Resolves when a notification arrived after generation `seen` was observed, or after `timeoutMs`. */
-  private changedSince(seen: number, timeoutMs?: number): Promise<void> {
-    if (this.generation !== seen) return Promise.resolve();
+  /** Resolves when the waiter was notified since it last read, or after `timeoutMs`. */
+  private notified(waiter: Waiter, timeoutMs?: number): Promise<void> {
+    if (waiter.notified) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        this.waiters.delete(done);
+        waiter.wake = undefined;
         clearTimeout(timer);
         resolve();
       };
       const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
-      this.waiters.add(done);
+      waiter.wake = done;
     });
   }
+}
+
+/** A subscribePages loop between reads: woken by notifications naming one of its types (or naming none). */
+interface Waiter {
+  types: ReadonlySet<string> | undefined;
+  /** A notification for it arrived since its last read began. */
+  notified: boolean;
+  wake?: () => void;
+}
+
+/** The condition (with its `and`) that selects events of `types`: the events_type_order index finds them in order. */
+function ofTypes(types: readonly string[] | undefined) {
+  if (!types) return sql``;
+  if (types.length === 1) return sql`e.type = ${types[0]} and`;
+  return sql`e.type = any(${[...types]}::text[]) and`;
 }
 
 /** An outbox row as both reads select it (`tx` is the xid8 transaction id rendered as text). */
@@ -242,9 +252,6 @@ export function eventRows(ids: readonly number[]): RawBuilder<unknown> {
   return sql`(select e.id, e.type, e.entity, e.project, e.registry, e.author, e.payload
     from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e where e.id = any(${ids.map(String)}::bigint[]))`;
 }
-
-/** A row of `read`: the page's figures, and one event's columns (null in the one row of a page without events). */
-type PageRow = { scanned: number; settled: number; last_tx: string | null; last_id: number | null } & { [K in keyof EventRow]: EventRow[K] | null };
 
 function toPlatformEvent(row: EventRow): PlatformEvent {
   return {

@@ -42,3 +42,18 @@ export function parseCursor(cursor: string): CursorPosition | null {
 export function formatCursor(txId: bigint | string | number, id: bigint | string | number): string {
   return `${txId}.${id}`;
 }
+
+/**
+ * The payload of the NOTIFY that wakes subscribers: the types of the events committed (comma-separated), so that a
+ * subscriber of other types is not woken to find nothing. '' wakes every subscriber (a reconnect, a type that
+ * cannot be listed).
+ */
+export function formatNotifiedTypes(types: Iterable<string>): string {
+  const distinct = [...new Set(types)];
+  return distinct.some((type) => type.includes(',') || type === '') ? '' : distinct.join(',');
+}
+
+/** The types a NOTIFY payload names; undefined when it names none (every subscriber is woken). */
+export function parseNotifiedTypes(payload: string): string[] | undefined {
+  return payload === '' ? undefined : payload.split(',');
+}

@@ -1,11 +1,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { toStorableJson } from '../storable-input.js';
-import type { NewPlatformEvent } from './event.js';
+import { formatNotifiedTypes, type NewPlatformEvent } from './event.js';
 import { EVENTS_CHANNEL, EVENTS_SCHEMA } from './schema.js';
 
 /**
  * Records an event in the caller's transaction, so the event exists exactly when the change does. The NOTIFY is
- * transactional too: listeners are woken at commit, never for a change that rolled back.
+ * transactional too: listeners are woken at commit, never for a change that rolled back; it names the events' types,
+ * so only their subscribers are woken.
  */
 export async function publishEvent(trx: Transaction<any> | Kysely<any>, event: NewPlatformEvent): Promise<number> {
   const [id] = await publishEvents(trx, [event]);
@@ -42,7 +43,7 @@ export async function publishEvents(trx: Transaction<any> | Kysely<any>, events:
         as r(type, entity, project, registry, author, payload, position)
       order by r.position
       returning id
-    ), woken as (select pg_notify(${EVENTS_CHANNEL}, ''))
+    ), woken as (select pg_notify(${EVENTS_CHANNEL}, ${formatNotifiedTypes(events.map((event) => event.type))}))
     select inserted.id from inserted, woken`.execute(trx);
   return inserted.map((row) => Number(row.id)).sort((a, b) => a - b);
 }

@@ -3,7 +3,7 @@ import { migrateSchema, type Migrations } from '../db/migrate.js';
 
 /** The platform's event outbox lives in its own Postgres schema, owned by no subgraph. */
 export const EVENTS_SCHEMA = 'platform_events';
-/** NOTIFY channel: a wake-up call only; readers always re-read the table. */
+/** NOTIFY channel: a wake-up call only (naming the types committed); readers always re-read the table. */
 export const EVENTS_CHANNEL = 'trellis_platform_events';
 
 const migrations: Migrations = {
@@ -30,6 +30,13 @@ const migrations: Migrations = {
   '2026-11-25T1000-events-by-entity': {
     async up(db: Kysely<any>) {
       await db.schema.createIndex('events_entity_order').on('events').columns(['entity', 'tx_id', 'id']).execute();
+    },
+  },
+  // A subscriber of some types (a consumer, the automation engine) reads their events in stream order without
+  // reading past the others: one traced inference completion a request would otherwise be scanned by each of them.
+  '2026-11-27T1000-events-by-type': {
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('events_type_order').on('events').columns(['type', 'tx_id', 'id']).execute();
     },
   },
 };
