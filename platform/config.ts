@@ -13,6 +13,11 @@ export interface PlatformConfig {
   /** External PostgreSQL; when absent an embedded server is started under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /**
+   * The embedded PostgreSQL's own settings, `name=value` (TRELLIS_POSTGRES_SETTINGS, separated by spaces: e.g.
+   * `shared_buffers=512MB work_mem=16MB`), on top of what the platform sets. Unused with DATABASE_URL.
+   */
+  postgresSettings: string[];
   logLevel: string;
   bodyLimitBytes: number;
   /** Deepest nesting of objects and arrays accepted in JSON input (REST bodies, GraphQL variables and literals). */
@@ -65,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     port: integer(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.TRELLIS_DATA_DIR ?? './data'),
+    postgresSettings: postgresSettings(env.TRELLIS_POSTGRES_SETTINGS),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: integer(env, 'TRELLIS_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     jsonMaxDepth: integer(env, 'TRELLIS_JSON_MAX_DEPTH', DEFAULT_JSON_MAX_DEPTH, 8, 1000),
@@ -124,6 +130,14 @@ function requestTimeouts(env: NodeJS.ProcessEnv): { requestTimeoutMs: number; he
     throw new ConfigError(`TRELLIS_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed TRELLIS_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
   return { requestTimeoutMs, headersTimeoutMs };
+}
+
+/** `name=value` pairs separated by whitespace; a value cannot hold spaces (PostgreSQL's `-c` takes one argument). */
+function postgresSettings(raw: string | undefined): string[] {
+  const settings = (raw ?? '').split(/\s+/).filter(Boolean);
+  const invalid = settings.find((setting) => !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?=\S+$/i.test(setting));
+  if (invalid !== undefined) throw new ConfigError(`TRELLIS_POSTGRES_SETTINGS takes name=value pairs separated by spaces, got "${invalid}"`);
+  return settings;
 }
 
 function gatewayUrl(raw: string | undefined): string | undefined {

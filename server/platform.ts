@@ -79,6 +79,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     if (!databaseUrl) {
       embedded = await startEmbeddedPostgres({
         dataDir: path.join(config.dataDir, 'postgres'),
+        settings: config.postgresSettings,
         onLog: (line) => logger.debug({ postgres: line }, 'postgres'),
       });
       cleanups.push({ step: 'embedded PostgreSQL', run: () => embedded!.stop() });

@@ -16,6 +16,8 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** Trade durability for speed: for throw-away test clusters only. */
   ephemeral?: boolean;
+  /** Server settings (`name=value`, PostgreSQL's `-c`) after the platform's own, so they win. */
+  settings?: readonly string[];
   onLog?: (line: string) => void;
 }
 
@@ -71,6 +73,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         : ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=']),
       '-c', 'max_connections=300',
       ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
     ],
     onLog: (message: unknown) => log(String(message).trim()),
     onError: (error: unknown) => log(String(error)),

@@ -116,6 +116,7 @@ export function startClusterPrimary(config: PlatformConfig, logger: Logger): Clu
     if (!databaseUrl) {
       embedded = await startEmbeddedPostgres({
         dataDir: path.join(config.dataDir, 'postgres'),
+        settings: config.postgresSettings,
         onLog: (line) => logger.debug({ postgres: line }, 'postgres'),
       });
       databaseUrl = embedded.url;
