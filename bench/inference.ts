@@ -10,6 +10,7 @@ import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-
 import { checkHopTargets, throughputAgainstPortkey } from './hop-targets.js';
 import { readProcessTree, servingProcesses, usedBetween } from './process-cpu.js';
 import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
+import { POSTGRES_STATEMENT_SETTINGS, PostgresStatements, printStatements } from './postgres-statements.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
@@ -24,7 +25,7 @@ import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
  *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
- *     [--trellis-processes N] [--rounds N]
+ *     [--trellis-processes N] [--rounds N] [--postgres-statements]
  *
  * Probes (`--probes 10`, default): during each proxy cell that many extra clients call the upstream directly. On
  * this machine the proxy, the upstream and the load generator share two cores, so a busy proxy also delays the
@@ -61,10 +62,16 @@ const ARRIVALS = option('arrivals', 'staggered');
  */
 const TRELLIS_PROCESSES = option('trellis-processes', '');
 if (TRELLIS_PROCESSES && !/^([1-9]\d*|auto)$/.test(TRELLIS_PROCESSES)) throw new Error('--trellis-processes is a number or auto');
+/**
+ * `--postgres-statements`: Trellis' embedded PostgreSQL keeps statement statistics (pg_stat_statements), and the
+ * statements of each Trellis cell at the highest concurrency are printed per request (bench/postgres-statements.ts).
+ */
+const POSTGRES_STATEMENTS = args.includes('--postgres-statements');
 /** Environment of the Trellis started, besides this process's own and what the bench sets for its run. */
 const TRELLIS_ENV: Record<string, string> = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   ...(TRELLIS_PROCESSES ? { TRELLIS_PROCESSES } : {}),
+  ...(POSTGRES_STATEMENTS ? { TRELLIS_POSTGRES_SETTINGS: POSTGRES_STATEMENT_SETTINGS } : {}),
   ...envObject('BENCH_TRELLIS_ENV'),
 };
 /** TRELLIS_PROCESSES as the Trellis started gets it, for the report. */
@@ -468,6 +475,8 @@ async function main() {
     const upstreamUrl = (delayMs: number) => upstreams.get(delayMs)!.url;
     const targets: Target[] = [];
     let trellis: { pid: number; url: string } | undefined;
+    let statements: PostgresStatements | undefined;
+    const measuredStatements: Parameters<typeof printStatements>[0] = [];
     const direct: Target = {
       name: 'direct',
       pid: (delayMs) => upstreams.get(delayMs)!.pid,
@@ -497,6 +506,7 @@ async function main() {
       const upstreamUrls = new Map([...upstreams].map(([delayMs, upstream]) => [delayMs, upstream.url]));
       trellis = await startTrellis(upstreamUrls, dataDir);
       await ensureTracedProject(trellis.url);
+      if (POSTGRES_STATEMENTS) statements = await PostgresStatements.connect(dataDir);
       const origin = trellis.url;
       const trellisPid = trellis.pid;
       targets.push({
@@ -565,8 +575,15 @@ async function main() {
         for (const concurrency of CONCURRENCIES) {
           for (const { target, round } of cellOrder(targets, concurrency === highest ? ROUNDS : 1)) {
             if (unsupported.has(`${target.name}/${mode}`)) continue;
+            const readsStatements = statements && target.name === 'trellis' && concurrency === highest;
+            if (readsStatements) await statements!.reset();
+            const servedBefore = succeeded.get(target.name) ?? 0;
             const cell: Cell = { ...(await runCell(target, mode, delayMs, concurrency, direct)), ...(round === undefined ? {} : { round }) };
             cells.push(cell);
+            if (readsStatements) {
+              const served = (succeeded.get(target.name) ?? 0) - servedBefore;
+              measuredStatements.push({ cell: `${delayMs} ms ${mode} × ${concurrency} ${targetLabel(cell)}`, figures: await statements!.read(served) });
+            }
             process.stdout.write(
               `delay ${String(delayMs).padStart(3)} ms ${mode.padEnd(6)} c=${String(concurrency).padEnd(4)} ${targetLabel(cell).padEnd(8)} ` +
                 `${target.name === 'trellis' ? `(${cell.processes} proc) ` : ''}` +
@@ -582,6 +599,8 @@ async function main() {
     }
     printTable(cells);
     printTargets(cells);
+    printStatements(measuredStatements);
+    await statements?.close();
     if (CELLS_JSON) await writeFile(CELLS_JSON, JSON.stringify(cells));
     if (trellis) {
       // Usage records are written off the request path (batched); after a flush interval every successful

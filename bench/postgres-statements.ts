@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+
+/**
+ * What Trellis' embedded PostgreSQL executes per request, from pg_stat_statements (`bench/inference.ts
+ * --postgres-statements`). Trellis is started with the extension preloaded (POSTGRES_STATEMENT_SETTINGS as its
+ * TRELLIS_POSTGRES_SETTINGS); the bench reads the figures as the cluster's superuser, whose generated password sits
+ * next to the data directory (platform/db/embedded-postgres.ts).
+ */
+export const POSTGRES_STATEMENT_SETTINGS =
+  'shared_preload_libraries=pg_stat_statements pg_stat_statements.track=all pg_stat_statements.track_planning=on';
+
+export interface StatementFigures {
+  statement: string;
+  callsPerThousandRequests: number;
+  execUsPerRequest: number;
+  planUsPerRequest: number;
+  rowsPerCall: number;
+  walBytesPerRequest: number;
+}
+
+export class PostgresStatements {
+  private constructor(private readonly client: pg.Client) {}
+
+  /** Connects to the embedded server of the Trellis whose TRELLIS_DATA_DIR is `dataDir`. */
+  static async connect(dataDir: string): Promise<PostgresStatements> {
+    const clusterDir = path.join(dataDir, 'postgres');
+    const password = (await readFile(`${clusterDir}.superuser-password`, 'utf8')).trim();
+    // postmaster.pid: line 4 the port, line 5 the socket directory ('' without one), line 6 the listen address.
+    const lines = (await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
+    const client = new pg.Client({ host: lines[4] || lines[5] || '127.0.0.1', port: Number(lines[3]), user: 'postgres', password, database: 'postgres' });
+    await client.connect();
+    await client.query('create extension if not exists pg_stat_statements');
+    return new PostgresStatements(client);
+  }
+
+  async reset(): Promise<void> {
+    await this.client.query('select pg_stat_statements_reset()');
+  }
+
+  /** The `top` statements by execution plus planning time since the reset, and all of them together, per request. */
+  async read(requests: number, top = 6): Promise<{ top: StatementFigures[]; total: StatementFigures }> {
+    const { rows } = await this.client.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; rows: string; wal_bytes: string }>(
+      `select regexp_replace(query, '\\s+', ' ', 'g') as query, calls, total_exec_time as exec_ms, total_plan_time as plan_ms, rows, wal_bytes
+       from pg_stat_statements where query not like '%pg_stat_statements%' order by total_exec_time + total_plan_time desc`,
+    );
+    const figures = (statement: string, calls: number, execMs: number, planMs: number, rowCount: number, wal: number): StatementFigures => ({
+      statement,
+      callsPerThousandRequests: (calls * 1000) / requests,
+      execUsPerRequest: (execMs * 1000) / requests,
+      planUsPerRequest: (planMs * 1000) / requests,
+      rowsPerCall: calls > 0 ? rowCount / calls : 0,
+      walBytesPerRequest: wal / requests,
+    });
+    const sum = (pick: (row: (typeof rows)[number]) => number) => rows.reduce((total, row) => total + pick(row), 0);
+    return {
+      top: rows.slice(0, top).map((row) => figures(row.query, Number(row.calls), row.exec_ms, row.plan_ms, Number(row.rows), Number(row.wal_bytes))),
+      total: figures('all statements', sum((row) => Number(row.calls)), sum((row) => row.exec_ms), sum((row) => row.plan_ms), sum((row) => Number(row.rows)), sum((row) => Number(row.wal_bytes))),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.client.end();
+  }
+}
+
+/** A markdown table of each measured cell's statements. */
+export function printStatements(measured: { cell: string; figures: { top: StatementFigures[]; total: StatementFigures } }[]): void {
+  if (measured.length === 0) return;
+  const fixed = (value: number, digits = 1) => value.toFixed(digits);
+  process.stdout.write(
+    '\nPostgreSQL statements per request (pg_stat_statements, reset before each Trellis cell; warm-up included):\n\n' +
+      '| cell | statement | calls / 1000 req | exec µs/req | plan µs/req | rows/call | WAL bytes/req |\n|---|---|---|---|---|---|---|\n',
+  );
+  for (const { cell, figures } of measured) {
+    for (const row of [...figures.top, figures.total]) {
+      const statement = row.statement.length > 90 ? `${row.statement.slice(0, 90)}…` : row.statement;
+      process.stdout.write(
+        `| ${cell} | \`${statement.replace(/\|/g, '\\|')}\` | ${fixed(row.callsPerThousandRequests)} | ${fixed(row.execUsPerRequest)} | ` +
+          `${fixed(row.planUsPerRequest)} | ${fixed(row.rowsPerCall)} | ${fixed(row.walBytesPerRequest, 0)} |\n`,
+      );
+    }
+  }
+}
