@@ -141,8 +141,10 @@ export const callStore = {
    * straight from their platform events' outbox rows (`eventRows`; payload: InferenceCompletionPayload): under load
    * they arrive by the hundred a second, and reading each payload out of the database only to send it back as a
    * parameter cost more than the write itself. Their callers were authorized when the completions were served; the
-   * caller's user id becomes the call's wb_user_id. An event the database cannot store as a call (a date that is
-   * none) fails the statement with a data exception, as a bad parameter row would.
+   * caller's user id becomes the call's wb_user_id. The payloads are the platform's own (built by the inference
+   * subgraph, already made storable when published), so they are not validated again as a client's calls are; one the
+   * database cannot store as a call (a date that is none) fails the statement with a data exception, as a bad
+   * parameter row would, and the consumer dead-letters that event alone.
    */
   async insertInferenceCompletions(db: Db, events: RawBuilder<unknown>): Promise<void> {
     await sql`

@@ -22,7 +22,7 @@ const logger = createLogger({ level: 'silent' });
 /** Statements that wrote tracing.calls, by either recorder. */
 let callWrites = 0;
 /** The parameters those statements were sent. */
-const callWriteParameters: unknown[] = [];
+const callWriteParameters: string[] = [];
 
 beforeAll(async () => {
   const url = await createTestDatabase();
