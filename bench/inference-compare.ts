@@ -20,7 +20,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HopCell } from './hop-targets.js';
+import { median, type HopCell } from './hop-targets.js';
 
 /** The fields of bench/inference.ts's cells this comparison reads: a cell's latencies, and what it cost. */
 interface MeasuredCell extends HopCell {
@@ -83,11 +83,6 @@ async function runOnce(side: Side, file: string): Promise<MeasuredCell[]> {
   return (JSON.parse(await readFile(file, 'utf8')) as MeasuredCell[]).filter((cell) => cell.target === 'trellis');
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 const cellName = (cell: MeasuredCell) => `${cell.delayMs} ms ${cell.mode} × ${cell.concurrency}`;
 
 async function main() {

@@ -1,12 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { embeddedUrl, runningServer } from '../platform/db/embedded-postgres.js';
 
 /**
  * What Trellis' embedded PostgreSQL executes per request, from pg_stat_statements (`bench/inference.ts
  * --postgres-statements`). Trellis is started with the extension preloaded (POSTGRES_STATEMENT_SETTINGS as its
- * TRELLIS_POSTGRES_SETTINGS); the bench reads the figures as the cluster's superuser, whose generated password sits
- * next to the data directory (platform/db/embedded-postgres.ts).
+ * TRELLIS_POSTGRES_SETTINGS); the bench reads the figures as the cluster's superuser (embeddedUrl).
  */
 export const POSTGRES_STATEMENT_SETTINGS =
   'shared_preload_libraries=pg_stat_statements pg_stat_statements.track=all pg_stat_statements.track_planning=on';
@@ -26,10 +25,9 @@ export class PostgresStatements {
   /** Connects to the embedded server of the Trellis whose TRELLIS_DATA_DIR is `dataDir`. */
   static async connect(dataDir: string): Promise<PostgresStatements> {
     const clusterDir = path.join(dataDir, 'postgres');
-    const password = (await readFile(`${clusterDir}.superuser-password`, 'utf8')).trim();
-    // postmaster.pid: line 4 the port, line 5 the socket directory ('' without one), line 6 the listen address.
-    const lines = (await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
-    const client = new pg.Client({ host: lines[4] || lines[5] || '127.0.0.1', port: Number(lines[3]), user: 'postgres', password, database: 'postgres' });
+    const running = await runningServer(clusterDir);
+    if (!running) throw new Error(`no embedded PostgreSQL is running on ${clusterDir}`);
+    const client = new pg.Client({ connectionString: await embeddedUrl(clusterDir, running, 'superuser') });
     await client.connect();
     await client.query('create extension if not exists pg_stat_statements');
     return new PostgresStatements(client);

@@ -299,10 +299,15 @@ function ownerFile(dataDir: string): string {
   return `${dataDir}.owner`;
 }
 
-/** The platform's URL for the embedded server another process is running on this data directory. */
-export async function embeddedUrl(dataDir: string, running: RunningServer): Promise<string> {
-  const { platform } = await loadPasswords(path.resolve(dataDir));
-  return connectionUrl(running.socketDir, running.port, PLATFORM_ROLE, platform, PLATFORM_DATABASE);
+/**
+ * The platform's URL for the embedded server another process is running on this data directory; with `superuser`,
+ * the cluster superuser's (for benchmarks reading server statistics, never for the platform).
+ */
+export async function embeddedUrl(dataDir: string, running: RunningServer, role: 'platform' | 'superuser' = 'platform'): Promise<string> {
+  const passwords = await loadPasswords(path.resolve(dataDir));
+  return role === 'superuser'
+    ? connectionUrl(running.socketDir, running.port, SUPERUSER, passwords.superuser, PLATFORM_DATABASE)
+    : connectionUrl(running.socketDir, running.port, PLATFORM_ROLE, passwords.platform, PLATFORM_DATABASE);
 }
 
 /**

@@ -71,11 +71,6 @@ export interface CallsSelection {
   condition?: RawBuilder<SqlBool> | null;
 }
 
-/**
- * Kysely/SQL of the calls table. Multi-row writes go through `jsonb_to_recordset`, so a batch of any size is one
- * statement with one parameter. A start never replaces what an earlier start stored (first write wins, so a
- * retried start does not create or change a call); it fills the start columns of a row that an end created first.
- */
 /** A start row's columns in a `jsonb_to_recordset` definition. */
 const START_RECORD = sql`project_id text, id text, trace_id text, fallback_trace_id text, parent_id text, op_name text,
   display_name text, thread_id text, turn_id text, started_at timestamptz, attributes jsonb, inputs jsonb,
@@ -118,6 +113,11 @@ function traceIdsOf(rows: { project_id: string; id: string; trace_id: string }[]
   return new Map(rows.map((row) => [callKey(row.project_id, row.id), row.trace_id]));
 }
 
+/**
+ * Kysely/SQL of the calls table. Multi-row writes go through `jsonb_to_recordset`, so a batch of any size is one
+ * statement with one parameter. A start never replaces what an earlier start stored (first write wins, so a
+ * retried start does not create or change a call); it fills the start columns of a row that an end created first.
+ */
 export const callStore = {
   async insertStarts(db: Db, rows: CallStartRow[]): Promise<Map<string, string>> {
     if (rows.length === 0) return new Map();
