@@ -11,11 +11,14 @@ import { checkHopTargets, throughputAgainstPortkey } from './hop-targets.js';
 import { readProcessTree, servingProcesses, usedBetween } from './process-cpu.js';
 import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
 import { POSTGRES_STATEMENT_SETTINGS, PostgresStatements, printStatements } from './postgres-statements.js';
+import { embeddedUrl, runningServer } from '../platform/db/embedded-postgres.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
  * directly, through a bare Node pass-through proxy (`floor`: what one extra Node hop costs on this machine, see
- * pass-through-proxy.ts), through Trellis (`npm start`: REST adapter → inference subgraph → upstream, in a
+ * pass-through-proxy.ts), through a second bare proxy (`control`, judged against the floor as Trellis is: whether the
+ * floor meets its own targets in this run), through the essential gateway (`essentials`: authentication, body checks
+ * and a row per request in Trellis' PostgreSQL without Trellis' structure, see essential-gateway.ts), through Trellis (`npm start`: REST adapter → inference subgraph → upstream, in a
  * node:cluster primary's worker processes, see `--trellis-processes`) and through the Portkey AI gateway (own
  * process), side by side in one run, plain and streaming, at several concurrencies and upstream delays. Closed loop:
  * each client sends its next request when the previous one is done, so N clients offer at most N / delay requests
@@ -24,7 +27,7 @@ import { POSTGRES_STATEMENT_SETTINGS, PostgresStatements, printStatements } from
  * descendants), read from /proc: the figure that does not depend on how loaded the shared machine was.
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/inference.js [--delays 50,300] [--seconds 5] [--warmup-seconds 2]
- *     [--concurrency 1,50,200] [--targets direct,floor,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
+ *     [--concurrency 1,50,200] [--targets direct,floor,control,essentials,trellis,portkey] [--modes plain,stream] [--arrivals staggered|lockstep] [--probes 10]
  *     [--trellis-processes N] [--rounds N] [--postgres-statements]
  *
  * Probes (`--probes 10`, default): during each proxy cell that many extra clients call the upstream directly. On
@@ -52,7 +55,8 @@ const DELAYS = option('delays', option('delay-ms', '50,300')).split(',').map(Num
 const SECONDS = Number(option('seconds', '5'));
 const WARMUP_SECONDS = Number(option('warmup-seconds', '2'));
 const CONCURRENCIES = option('concurrency', '1,50,200').split(',').map(Number);
-const TARGETS = option('targets', 'direct,floor,trellis,portkey').split(',');
+const TARGETS = option('targets', 'direct,floor,control,essentials,trellis,portkey').split(',');
+if (TARGETS.includes('essentials') && !TARGETS.includes('trellis')) throw new Error('essentials writes into Trellis\' PostgreSQL: --targets must include trellis');
 const MODES = option('modes', 'plain,stream').split(',') as Mode[];
 const ARRIVALS = option('arrivals', 'staggered');
 /**
@@ -91,7 +95,7 @@ function envObject(name: string): Record<string, string> {
   return value as Record<string, string>;
 }
 /**
- * `--rounds N`: at the highest concurrency, direct, floor and Trellis are each measured N times, interleaved (each
+ * `--rounds N`: at the highest concurrency, every target but Portkey is measured N times, interleaved (each
  * round in a rotated order; Portkey once, in the first). Issue #15's verdict then takes, per figure, the median over
  * the rounds (bench/hop-targets.ts): on this shared machine one cell's p99 rests on a few disturbances.
  */
@@ -119,12 +123,14 @@ const children: ChildProcess[] = [];
 let trellisIdleCoreShare = 0;
 
 interface Target {
-  name: 'direct' | 'floor' | 'trellis' | 'portkey';
+  name: 'direct' | 'floor' | 'control' | 'essentials' | 'trellis' | 'portkey';
   /**
    * The process serving the target's requests for an upstream delay (the upstream itself for `direct`); its node
    * descendants (a cluster's workers) are measured with it.
    */
   pid(delayMs: number): number;
+  /** The process whose other descendants are the PostgreSQL the target writes to (Trellis' own, also for `essentials`). */
+  postgresPid?: number;
   request(delayMs: number, mode: Mode, content: string): LoadRequest;
 }
 
@@ -195,6 +201,17 @@ async function startUpstream(delayMs: number): Promise<{ pid: number; url: strin
   const { pid, found } = await startProcess(
     process.execPath,
     [path.join(here, 'inference-stand-in-upstream.js'), '--delay-ms', String(delayMs)],
+    {},
+    (line) => (line.startsWith('{"port"') ? line : undefined),
+  );
+  return { pid, url: `http://127.0.0.1:${(JSON.parse(found) as { port: number }).port}` };
+}
+
+/** The essential gateway (essential-gateway.ts) in front of one upstream, recording into `databaseUrl`. */
+async function startEssentialGateway(upstreamUrl: string, databaseUrl: string): Promise<{ pid: number; url: string }> {
+  const { pid, found } = await startProcess(
+    process.execPath,
+    [path.join(here, 'essential-gateway.js'), '--upstream', upstreamUrl, '--database', databaseUrl, '--api-key', API_KEY],
     {},
     (line) => (line.startsWith('{"port"') ? line : undefined),
   );
@@ -285,7 +302,11 @@ async function runCell(
   const pid = target.pid(delayMs);
   // The target's process and its node descendants (workers found anew at each reading: they can be restarted); a
   // Trellis' other descendants are its embedded PostgreSQL.
-  const read = () => ({ tree: readProcessTree(pid), generator: process.cpuUsage() });
+  const postgresPid = target.postgresPid;
+  const read = () => {
+    const tree = readProcessTree(pid);
+    return { tree, postgres: postgresPid === undefined ? undefined : postgresPid === pid ? tree : readProcessTree(postgresPid), generator: process.cpuUsage() };
+  };
   let before = read();
   // Probes: a few clients calling the upstream directly during the proxy's cell. The upstream, the load generator
   // and the proxy share this machine's cores, so the proxy's CPU also slows the upstream's answers; the probes see
@@ -315,7 +336,7 @@ async function runCell(
       cpu.system = served.systemSeconds;
       cpu.reads = served.reads;
       cpu.writes = served.writes;
-      cpu.postgres = usedBetween(before.tree.others, after.tree.others).cpuSeconds;
+      if (before.postgres && after.postgres) cpu.postgres = usedBetween(before.postgres.others, after.postgres.others).cpuSeconds;
       cpu.generator = (generator.user + generator.system) / 1e6;
     },
   });
@@ -341,7 +362,7 @@ async function runCell(
     cpuCoreShare: cpu.target / window.seconds,
     systemShare: cpu.target > 0 ? cpu.system / cpu.target : Number.NaN,
     netCpuPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.target - trellisIdleCoreShare * window.seconds) : undefined,
-    postgresPerRequestUs: target.name === 'trellis' ? perRequestUs(cpu.postgres) : undefined,
+    postgresPerRequestUs: postgresPid === undefined ? undefined : perRequestUs(cpu.postgres),
     generatorPerRequestUs: perRequestUs(cpu.generator),
     readsPerRequest: requests > 0 ? cpu.reads / requests : Number.NaN,
     writesPerRequest: requests > 0 ? cpu.writes / requests : Number.NaN,
@@ -444,16 +465,17 @@ function printTable(cells: Cell[]): void {
 
 /** Issue #15's verdict per cell (bench/hop-targets.ts), and Trellis' throughput against Portkey's. */
 function printTargets(cells: Cell[]): void {
-  const checks = checkHopTargets(cells);
+  // Trellis first; then the essential gateway and the control held to the same limits (bench/hop-targets.ts).
+  const checks = ['trellis', 'essentials', 'control'].flatMap((target) => checkHopTargets(cells, target));
   if (checks.length > 0) {
     process.stdout.write(
       '\ntargets (issue #15): added p50 ≤ max(2 × floor, floor + 1 ms), added p99 ≤ 3 × floor; highest concurrency\n\n' +
-        '| upstream delay | mode | clients | added against | rounds (medians) | Trellis added p50 / p99 ms | floor added p50 / p99 ms | limit p50 / p99 ms | p50 | p99 |\n' +
-        '|---|---|---|---|---|---|---|---|---|---|\n',
+        '| target | upstream delay | mode | clients | added against | rounds (medians) | added p50 / p99 ms | floor added p50 / p99 ms | limit p50 / p99 ms | p50 | p99 |\n' +
+        '|---|---|---|---|---|---|---|---|---|---|---|\n',
     );
     for (const check of checks) {
       process.stdout.write(
-        `| ${check.delayMs} ms | ${check.mode} | ${check.concurrency} | ${check.baseline} | ${check.rounds} | ${fixed(check.trellis.p50)} / ${fixed(check.trellis.p99)} | ` +
+        `| ${check.target} | ${check.delayMs} ms | ${check.mode} | ${check.concurrency} | ${check.baseline} | ${check.rounds} | ${fixed(check.added.p50)} / ${fixed(check.added.p99)} | ` +
           `${fixed(check.floor.p50)} / ${fixed(check.floor.p99)} | ${fixed(check.limit.p50)} / ${check.limit.p99 === undefined ? 'none (floor ≤ 0)' : fixed(check.limit.p99)} | ` +
           `${check.p50} | ${check.p99} |\n`,
       );
@@ -488,14 +510,17 @@ async function main() {
       }),
     };
     if (TARGETS.includes('direct')) targets.push(direct);
-    if (TARGETS.includes('floor')) {
-      const floors = new Map<number, { pid: number; url: string }>();
-      for (const [delayMs, upstream] of upstreams) floors.set(delayMs, await startFloorProxy(upstream.url));
+    // The floor, and the control: a second, separate bare proxy judged against the floor exactly as Trellis is. When
+    // the control misses a target, the run's noise alone decides that figure; Trellis' verdict there means little.
+    for (const name of ['floor', 'control'] as const) {
+      if (!TARGETS.includes(name)) continue;
+      const proxies = new Map<number, { pid: number; url: string }>();
+      for (const [delayMs, upstream] of upstreams) proxies.set(delayMs, await startFloorProxy(upstream.url));
       targets.push({
-        name: 'floor',
-        pid: (delayMs) => floors.get(delayMs)!.pid,
+        name,
+        pid: (delayMs) => proxies.get(delayMs)!.pid,
         request: (delayMs, mode, content) => ({
-          origin: floors.get(delayMs)!.url,
+          origin: proxies.get(delayMs)!.url,
           path: '/v1/chat/completions',
           headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
           body: bodyOf('bench-model', mode, content),
@@ -509,9 +534,31 @@ async function main() {
       if (POSTGRES_STATEMENTS) statements = await PostgresStatements.connect(dataDir);
       const origin = trellis.url;
       const trellisPid = trellis.pid;
+      if (TARGETS.includes('essentials')) {
+        // The essential gateway writes its rows into Trellis' embedded PostgreSQL (its own schema), so its database
+        // work is measured on the same server as Trellis'.
+        const clusterDir = path.join(dataDir, 'postgres');
+        const running = await runningServer(clusterDir);
+        if (!running) throw new Error(`no embedded PostgreSQL is running on ${clusterDir}`);
+        const databaseUrl = await embeddedUrl(clusterDir, running, 'superuser');
+        const gateways = new Map<number, { pid: number; url: string }>();
+        for (const [delayMs, upstream] of upstreams) gateways.set(delayMs, await startEssentialGateway(upstream.url, databaseUrl));
+        targets.push({
+          name: 'essentials',
+          pid: (delayMs) => gateways.get(delayMs)!.pid,
+          postgresPid: trellisPid,
+          request: (delayMs, mode, content) => ({
+            origin: gateways.get(delayMs)!.url,
+            path: '/v1/chat/completions',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+            body: bodyOf(modelFor(delayMs), mode, content),
+          }),
+        });
+      }
       targets.push({
         name: 'trellis',
         pid: () => trellisPid,
+        postgresPid: trellisPid,
         request: (delayMs, mode, content) => ({
           origin,
           path: '/inference/v1/chat/completions',

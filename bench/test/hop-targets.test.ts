@@ -37,11 +37,11 @@ describe('issue #15 hop targets', () => {
     expect(checks).toHaveLength(2);
     const [direct, probes] = checks;
     expect(direct).toMatchObject({ baseline: 'direct', concurrency: 200, p50: 'missed', p99: 'missed' });
-    expect(direct!.trellis).toEqual({ p50: 3.5, p99: 18 });
+    expect(direct!.added).toEqual({ p50: 3.5, p99: 18 });
     expect(direct!.limit).toEqual({ p50: 2, p99: 9 });
     expect(probes).toMatchObject({ baseline: 'probes', p50: 'met', p99: 'met' });
     expect(probes!.limit).toEqual({ p50: 1.5, p99: 3 });
-    expect(probes!.trellis).toEqual({ p50: 1, p99: 2 });
+    expect(probes!.added).toEqual({ p50: 1, p99: 2 });
   });
 
   it('with rounds, takes each round against its own direct cell and judges the medians over the rounds', () => {
@@ -55,10 +55,20 @@ describe('issue #15 hop targets', () => {
     const [direct] = checkHopTargets(cells);
     expect(direct).toMatchObject({ baseline: 'direct', rounds: 3, p50: 'met', p99: 'met' });
     expect(direct!.floor).toEqual({ p50: 1, p99: 2 });
-    expect(direct!.trellis).toEqual({ p50: 2, p99: 4 });
+    expect(direct!.added).toEqual({ p50: 2, p99: 4 });
     expect(checkHopTargets(round(2, 53, 0.1, 6))[0]).toMatchObject({ rounds: 1, p50: 'missed', p99: 'missed' });
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+
+  it('holds any target to the floor’s limits: a second bare proxy (control) is judged as Trellis is', () => {
+    const cells = [cell('direct', 50, 52), cell('floor', 51, 55), cell('control', 51.2, 62), cell('trellis', 52, 56)];
+    const [control] = checkHopTargets(cells, 'control');
+    expect(control).toMatchObject({ target: 'control', baseline: 'direct', p50: 'met', p99: 'missed' });
+    expect(control!.added).toEqual({ p50: expect.closeTo(1.2, 6), p99: 10 });
+    expect(checkHopTargets(cells)[0]).toMatchObject({ target: 'trellis', p50: 'met', p99: 'met' });
+    // A target that did not run gives no check.
+    expect(checkHopTargets(cells, 'essentials')).toEqual([]);
   });
 
   it('reports Portkey throughput ratios with the cap the closed loop puts on any target', () => {
