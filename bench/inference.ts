@@ -10,8 +10,7 @@ import { quantile, runClosedLoop, sleep, type LoadRequest } from './closed-loop-
 import { checkHopTargets, throughputAgainstPortkey } from './hop-targets.js';
 import { readProcessTree, servingProcesses, usedBetween } from './process-cpu.js';
 import { PLATFORM_NODE_FLAGS } from '../server/node-flags.js';
-import { POSTGRES_STATEMENT_SETTINGS, PostgresStatements, printStatements } from './postgres-statements.js';
-import { embeddedUrl, runningServer } from '../platform/db/embedded-postgres.js';
+import { embeddedSuperuserUrl, POSTGRES_STATEMENT_SETTINGS, PostgresStatements, printStatements } from './postgres-statements.js';
 
 /**
  * Inference overhead benchmark: stand-in OpenAI-compatible upstreams (one process per upstream delay) called
@@ -197,34 +196,13 @@ function startProcess(
   });
 }
 
-async function startUpstream(delayMs: number): Promise<{ pid: number; url: string }> {
-  const { pid, found } = await startProcess(
-    process.execPath,
-    [path.join(here, 'inference-stand-in-upstream.js'), '--delay-ms', String(delayMs)],
-    {},
-    (line) => (line.startsWith('{"port"') ? line : undefined),
-  );
-  return { pid, url: `http://127.0.0.1:${(JSON.parse(found) as { port: number }).port}` };
-}
-
-/** The essential gateway (essential-gateway.ts) in front of one upstream, recording into `databaseUrl`. */
-async function startEssentialGateway(upstreamUrl: string, databaseUrl: string): Promise<{ pid: number; url: string }> {
-  const { pid, found } = await startProcess(
-    process.execPath,
-    [path.join(here, 'essential-gateway.js'), '--upstream', upstreamUrl, '--database', databaseUrl, '--api-key', API_KEY],
-    {},
-    (line) => (line.startsWith('{"port"') ? line : undefined),
-  );
-  return { pid, url: `http://127.0.0.1:${(JSON.parse(found) as { port: number }).port}` };
-}
-
-/** A bare Node pass-through proxy in front of one upstream: what one extra Node hop costs here (the floor). */
-async function startFloorProxy(upstreamUrl: string): Promise<{ pid: number; url: string }> {
-  const { pid, found } = await startProcess(
-    process.execPath,
-    [path.join(here, 'pass-through-proxy.js'), '--upstream', upstreamUrl],
-    {},
-    (line) => (line.startsWith('{"port"') ? line : undefined),
+/**
+ * Starts one of the bench's own servers (dist/bench/<script>), which prints `{"port":N}` once it listens: the stand-in
+ * upstream, the bare pass-through proxy (the floor and the control) and the essential gateway.
+ */
+async function startBenchServer(script: string, argv: string[]): Promise<{ pid: number; url: string }> {
+  const { pid, found } = await startProcess(process.execPath, [path.join(here, script), ...argv], {}, (line) =>
+    line.startsWith('{"port"') ? line : undefined,
   );
   return { pid, url: `http://127.0.0.1:${(JSON.parse(found) as { port: number }).port}` };
 }
@@ -493,7 +471,7 @@ async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-'));
   try {
     const upstreams = new Map<number, { pid: number; url: string }>();
-    for (const delayMs of DELAYS) upstreams.set(delayMs, await startUpstream(delayMs));
+    for (const delayMs of DELAYS) upstreams.set(delayMs, await startBenchServer('inference-stand-in-upstream.js', ['--delay-ms', String(delayMs)]));
     const upstreamUrl = (delayMs: number) => upstreams.get(delayMs)!.url;
     const targets: Target[] = [];
     let trellis: { pid: number; url: string } | undefined;
@@ -515,7 +493,7 @@ async function main() {
     for (const name of ['floor', 'control'] as const) {
       if (!TARGETS.includes(name)) continue;
       const proxies = new Map<number, { pid: number; url: string }>();
-      for (const [delayMs, upstream] of upstreams) proxies.set(delayMs, await startFloorProxy(upstream.url));
+      for (const [delayMs, upstream] of upstreams) proxies.set(delayMs, await startBenchServer('pass-through-proxy.js', ['--upstream', upstream.url]));
       targets.push({
         name,
         pid: (delayMs) => proxies.get(delayMs)!.pid,
@@ -537,12 +515,9 @@ async function main() {
       if (TARGETS.includes('essentials')) {
         // The essential gateway writes its rows into Trellis' embedded PostgreSQL (its own schema), so its database
         // work is measured on the same server as Trellis'.
-        const clusterDir = path.join(dataDir, 'postgres');
-        const running = await runningServer(clusterDir);
-        if (!running) throw new Error(`no embedded PostgreSQL is running on ${clusterDir}`);
-        const databaseUrl = await embeddedUrl(clusterDir, running, 'superuser');
+        const databaseUrl = await embeddedSuperuserUrl(dataDir);
         const gateways = new Map<number, { pid: number; url: string }>();
-        for (const [delayMs, upstream] of upstreams) gateways.set(delayMs, await startEssentialGateway(upstream.url, databaseUrl));
+        for (const [delayMs, upstream] of upstreams) gateways.set(delayMs, await startBenchServer('essential-gateway.js', ['--upstream', upstream.url, '--database', databaseUrl, '--api-key', API_KEY]));
         targets.push({
           name: 'essentials',
           pid: (delayMs) => gateways.get(delayMs)!.pid,

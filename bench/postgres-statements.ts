@@ -10,6 +10,14 @@ import { embeddedUrl, runningServer } from '../platform/db/embedded-postgres.js'
 export const POSTGRES_STATEMENT_SETTINGS =
   'shared_preload_libraries=pg_stat_statements pg_stat_statements.track=all pg_stat_statements.track_planning=on';
 
+/** The superuser's URL of the embedded server of the running Trellis whose TRELLIS_DATA_DIR is `dataDir`. */
+export async function embeddedSuperuserUrl(dataDir: string): Promise<string> {
+  const clusterDir = path.join(dataDir, 'postgres');
+  const running = await runningServer(clusterDir);
+  if (!running) throw new Error(`no embedded PostgreSQL is running on ${clusterDir}`);
+  return embeddedUrl(clusterDir, running, 'superuser');
+}
+
 export interface StatementFigures {
   statement: string;
   callsPerThousandRequests: number;
@@ -24,10 +32,7 @@ export class PostgresStatements {
 
   /** Connects to the embedded server of the Trellis whose TRELLIS_DATA_DIR is `dataDir`. */
   static async connect(dataDir: string): Promise<PostgresStatements> {
-    const clusterDir = path.join(dataDir, 'postgres');
-    const running = await runningServer(clusterDir);
-    if (!running) throw new Error(`no embedded PostgreSQL is running on ${clusterDir}`);
-    const client = new pg.Client({ connectionString: await embeddedUrl(clusterDir, running, 'superuser') });
+    const client = new pg.Client({ connectionString: await embeddedSuperuserUrl(dataDir) });
     await client.connect();
     await client.query('create extension if not exists pg_stat_statements');
     return new PostgresStatements(client);
