@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { uuidv7 } from 'uuidv7';
 import type { CompletedCallRecord } from '../../../platform/events/contracts.js';
 import type { Attribution } from '../chat/attribution.js';
 import type { ChatCompletionChunk, Usage } from '../chat/chat-completion.js';
@@ -56,8 +56,10 @@ export function buildCompletionTrace(outcome: CompletionOutcome): CompletionTrac
     author: outcome.author,
     authorId: outcome.authorId,
     call: {
-      id: randomUUID(),
-      trace_id: randomUUID(),
+      // Time-ordered ids, as Weave's clients make them: the calls' indexes on them grow at their right edge
+      // instead of touching a random page per completion.
+      id: uuidv7(),
+      trace_id: uuidv7(),
       op_name: opNameOf(model),
       started_at: outcome.startedAt.toISOString(),
       ended_at: new Date(outcome.startedAt.getTime() + outcome.durationMs).toISOString(),
