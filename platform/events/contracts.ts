@@ -4,7 +4,16 @@
  * in subgraphs/registry; these are the cross-family ones.)
  */
 
-/** A chat completion served by Family B for a named project, to be recorded as a Family A call. */
+/**
+ * Chat completions served by Family B for a named project, to be recorded as Family A calls: one event per batch of
+ * a project's traced completions by one caller (payload InferenceCompletionsPayload). An event per completion made
+ * the outbox the largest part of a traced request's cost (a row and four index entries each).
+ */
+export const INFERENCE_COMPLETIONS_EVENT = 'inference.completions';
+/**
+ * One chat completion (payload InferenceCompletionPayload): what earlier versions published. No longer published;
+ * still recorded, so that events waiting in the outbox at an upgrade become calls too.
+ */
 export const INFERENCE_COMPLETION_EVENT = 'inference.completion';
 
 /** A completed Weave call (start and end fields together). */
@@ -29,6 +38,13 @@ export interface InferenceCompletionPayload {
   /** User id of the caller, recorded as the call's wb_user_id. */
   author_id: string;
   call: CompletedCallRecord;
+}
+
+export interface InferenceCompletionsPayload {
+  /** User id of the caller, recorded as the calls' wb_user_id. */
+  author_id: string;
+  /** In the order the completions finished. */
+  calls: CompletedCallRecord[];
 }
 
 /**

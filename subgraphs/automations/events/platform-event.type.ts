@@ -7,7 +7,7 @@ import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 export class PlatformEvent {
   @Field(() => ID, { description: 'Id of the event in the outbox' }) id!: string;
   @Field(() => String, { description: 'Resume position: pass it as `after` to continue after this event' }) cursor!: string;
-  @Field(() => String, { description: 'What happened, e.g. CREATE_ARTIFACT, RUN_STATE, training.run_finished, inference.completion' }) type!: string;
+  @Field(() => String, { description: 'What happened, e.g. CREATE_ARTIFACT, RUN_STATE, training.run_finished, inference.completions' }) type!: string;
   @Field(() => String, { description: 'The team it happened in' }) entity!: string;
   @Field(() => String, { nullable: true, description: 'The project it happened in, if any' }) project!: string | null;
   @Field(() => String, { nullable: true, description: 'The registry it happened in, if any' }) registry!: string | null;

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { INFERENCE_COMPLETIONS_EVENT } from '../../../platform/events/contracts.js';
 import type { CallKind, CallsTable, TracingDatabase } from '../db/database.js';
 import { orderByFields } from '../query/query-request.js';
 import type { SortDirection } from '../query/query-sql.js';
@@ -138,23 +139,30 @@ export const callStore = {
 
   /**
    * Traced inference completions as finished calls of their projects, written as `insertCompleted` writes calls,
-   * straight from their platform events' outbox rows (`eventRows`; payload: InferenceCompletionPayload): under load
+   * straight from their platform events' outbox rows (`eventRows`; payload: InferenceCompletionsPayload, or an
+   * earlier version's InferenceCompletionPayload): under load
    * they arrive by the hundred a second, and reading each payload out of the database only to send it back as a
    * parameter cost more than the write itself. Their callers were authorized when the completions were served; the
    * caller's user id becomes the call's wb_user_id. The payloads are the platform's own (built by the inference
    * subgraph, already made storable when published), so they are not validated again as a client's calls are; one the
    * database cannot store as a call (a date that is none) fails the statement with a data exception, as a bad
-   * parameter row would, and the consumer dead-letters that event alone.
+   * parameter row would, and the consumer then writes that event's calls one at a time (`only`: the call at that
+   * 1-based position of the event) and dead-letters the one that fails.
    */
-  async insertInferenceCompletions(db: Db, events: RawBuilder<unknown>): Promise<void> {
+  async insertInferenceCompletions(db: Db, events: RawBuilder<unknown>, only?: { position: number }): Promise<void> {
     await sql`
-      with completed as (
-        -- one row per call even if its event was published twice (a write retried after its commit was not heard)
-        select distinct on (project_id, id)
-          e.entity || '/' || e.project as project_id, e.payload -> 'call' ->> 'id' as id, e.payload ->> 'author_id' as author_id,
-          e.payload -> 'call' as call
+      with batches as materialized (
+        -- each event's payload read once: an event carries a batch of calls (one, from earlier versions), and its
+        -- payload is stored compressed, so every reference to it would decompress all of it again
+        select e.id as event_id, e.entity || '/' || e.project as project_id, e.payload ->> 'author_id' as author_id,
+          case when e.type = ${INFERENCE_COMPLETIONS_EVENT} then e.payload -> 'calls' else jsonb_build_array(e.payload -> 'call') end as calls
         from ${events} as e
-        order by project_id, id, e.id desc
+      ), completed as (
+        -- one row per call even if its event was published twice (a write retried after its commit was not heard)
+        select distinct on (project_id, id) b.project_id, c.call ->> 'id' as id, b.author_id, c.call
+        from batches as b cross join lateral jsonb_array_elements(b.calls) with ordinality as c(call, position)
+        ${only ? sql`where c.position = ${only.position}` : sql``}
+        order by project_id, id, b.event_id desc, c.position desc
       )
       insert into tracing.calls as c (project_id, id, trace_id, op_name, started_at, attributes, inputs, wb_user_id, kind, ${END_COLUMNS})
       select project_id, id, call ->> 'trace_id', call ->> 'op_name', (call ->> 'started_at')::timestamptz, call -> 'attributes',
@@ -163,6 +171,14 @@ export const callStore = {
         nullif(call -> 'output', 'null'::jsonb), coalesce(call -> 'summary', '{}'::jsonb), call ->> 'exception'
       from completed
       on conflict (project_id, id) do update set ${KEEP_EARLIER_START}, ${TAKE_THIS_END}`.execute(db);
+  },
+
+  /** How many calls an event of traced completions carries (1 for an event of earlier versions). */
+  async inferenceCompletionCount(db: Db, events: RawBuilder<unknown>): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      select coalesce(sum(case when e.type = ${INFERENCE_COMPLETIONS_EVENT} then jsonb_array_length(e.payload -> 'calls') else 1 end), 0)::int as n
+      from ${events} as e`.execute(db);
+    return rows[0]?.n ?? 0;
   },
 
   /** Ends fill the end columns; an end that arrives before its start creates the row the start completes. */

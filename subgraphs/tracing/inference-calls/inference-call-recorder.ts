@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
-import { INFERENCE_COMPLETION_EVENT } from '../../../platform/events/contracts.js';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { deadLetter, isRecordError } from '../../../platform/db/poisoned-records.js';
+import { INFERENCE_COMPLETION_EVENT, INFERENCE_COMPLETIONS_EVENT } from '../../../platform/events/contracts.js';
 import { claimEventCursor, claimEvents, loadEventCursor } from '../../../platform/events/event-cursor.js';
 import { eventRows, PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
@@ -9,14 +10,15 @@ import type { TracingDatabase } from '../db/database.js';
 const CONSUMER = 'inference-completions';
 
 /**
- * Records Family B's traced chat completions as calls of their project: consumes `inference.completion` platform
- * events after its stored cursor and writes each call and the new cursor in one transaction, so a restart resumes
- * exactly where it stopped (PlatformEventConsumer). The transaction claims the event first (claimEventCursor), so
- * processes consuming the same events at once record each call once and never move the cursor back. The events read
- * together are recorded together, in one transaction and one statement that reads their payloads inside the
- * database (completions arrive by the hundred a second under load, each carrying its messages and output: the
- * recorder reads the events without payloads, and never sends them back). The caller was authorized for the project
- * when the completion was served.
+ * Records Family B's traced chat completions as calls of their project: consumes `inference.completions` platform
+ * events (a batch of a project's completions each; `inference.completion`, one each, from earlier versions) after its
+ * stored cursor and writes the calls and the new cursor in one transaction, so a restart resumes exactly where it
+ * stopped (PlatformEventConsumer). The transaction claims the events first (claimEventCursor), so processes
+ * consuming the same events at once record each call once and never move the cursor back. The events read together
+ * are recorded together, in one transaction and one statement that reads their payloads inside the database (each
+ * completion carries its messages and output: the recorder reads the events without payloads, and never sends them
+ * back). A call the database cannot store is dead-lettered alone; the others of its event are recorded. The caller
+ * was authorized for the project when the completion was served.
  */
 export class InferenceCallRecorder extends PlatformEventConsumer {
   readonly name = 'tracing-inference-calls';
@@ -27,15 +29,38 @@ export class InferenceCallRecorder extends PlatformEventConsumer {
     stream: PlatformEventStream,
     logger: Logger,
   ) {
-    super(stream, new Set([INFERENCE_COMPLETION_EVENT]), logger);
+    super(stream, new Set([INFERENCE_COMPLETIONS_EVENT, INFERENCE_COMPLETION_EVENT]), logger);
   }
 
   protected async loadCursor(): Promise<string | undefined> {
     return loadEventCursor(this.db, CONSUMER);
   }
 
+  /** One event (read alone, or the batch it was read with could not be recorded). */
   protected async apply(event: PlatformEvent): Promise<void> {
-    await this.applyBatch([event]);
+    try {
+      await this.applyBatch([event]);
+    } catch (error) {
+      if (!isRecordError(error)) throw error;
+      await this.applyCallByCall(event);
+    }
+  }
+
+  /** The event's calls one at a time, dead-lettering those the database cannot store, and the cursor. */
+  private async applyCallByCall(event: PlatformEvent): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      if ((await claimEvents(trx, CONSUMER, [event])).length === 0) return;
+      const rows = eventRows([event.id]);
+      const count = await callStore.inferenceCompletionCount(trx, rows);
+      for (let position = 1; position <= count; position++) {
+        try {
+          await inSavepoint(trx, () => callStore.insertInferenceCompletions(trx, rows, { position }));
+        } catch (error) {
+          if (!isRecordError(error)) throw error;
+          deadLetter(event, error, { writer: this.name, logger: this.logger, describe: (dead) => ({ event: dead.id, type: dead.type, position, consumer: this.name }) });
+        }
+      }
+    });
   }
 
   /** The calls of every event of the batch and the cursor, in one transaction. */
@@ -49,4 +74,16 @@ export class InferenceCallRecorder extends PlatformEventConsumer {
   protected async passOver(event: PlatformEvent): Promise<void> {
     await this.db.transaction().execute((trx) => claimEventCursor(trx, CONSUMER, event.cursor));
   }
+}
+
+/** Runs a statement so that its failure leaves the transaction usable (PostgreSQL aborts it otherwise). */
+async function inSavepoint(trx: Transaction<TracingDatabase>, write: () => Promise<void>): Promise<void> {
+  await sql`savepoint inference_call`.execute(trx);
+  try {
+    await write();
+  } catch (error) {
+    await sql`rollback to savepoint inference_call`.execute(trx);
+    throw error;
+  }
+  await sql`release savepoint inference_call`.execute(trx);
 }

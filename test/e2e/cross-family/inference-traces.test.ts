@@ -9,7 +9,7 @@ import { startTestPlatform, type TestPlatform } from '../../support/platform.js'
 
 /**
  * Family B → Family A: a completion served for a named project becomes a call of that project (through the
- * `inference.completion` platform event and the tracing subgraph's consumer), unless the project switched it off.
+ * `inference.completions` platform events and the tracing subgraph's consumer), unless the project switched it off.
  */
 let platform: TestPlatform;
 let upstream: StandInUpstream;
