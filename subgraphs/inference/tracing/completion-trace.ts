@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from '../../../platform/uuidv7.js';
 import type { CompletedCallRecord } from '../../../platform/events/contracts.js';
 import type { Attribution } from '../chat/attribution.js';
 import type { ChatCompletionChunk, Usage } from '../chat/chat-completion.js';

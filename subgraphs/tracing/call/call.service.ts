@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from '../../../platform/uuidv7.js';
 import { NotFoundError, ValidationFailedError, type ValidationIssue } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { CallKind, TracingDatabase } from '../db/database.js';

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type pg from 'pg';
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from '../../../platform/uuidv7.js';
 import { ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { TracingDatabase } from '../db/database.js';
