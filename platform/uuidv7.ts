@@ -19,6 +19,12 @@ const generator = new V7Generator({
   },
 });
 
+/** Each byte's two hex digits. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 export function uuidv7(): string {
-  return generator.generate().toString();
+  // One template literal rather than the library's toString, which appends 36 characters one at a time (≈ 1 KB of
+  // intermediate strings an id).
+  const b = generator.generate().bytes;
+  return `${HEX[b[0]!]}${HEX[b[1]!]}${HEX[b[2]!]}${HEX[b[3]!]}-${HEX[b[4]!]}${HEX[b[5]!]}-${HEX[b[6]!]}${HEX[b[7]!]}-${HEX[b[8]!]}${HEX[b[9]!]}-${HEX[b[10]!]}${HEX[b[11]!]}${HEX[b[12]!]}${HEX[b[13]!]}${HEX[b[14]!]}${HEX[b[15]!]}`;
 }
