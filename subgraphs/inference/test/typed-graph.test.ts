@@ -140,6 +140,21 @@ describe('typed chat completion', () => {
     const body = (await rest.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ object: 'chat.completion', model: 'typed-model' });
   });
+
+  it('asks the upstream for usage on streams only, and drops stream options a client sent without a stream', async () => {
+    const send = (body: Record<string, unknown>) =>
+      platform.fetch('/inference/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${platform.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'typed-model', messages: [{ role: 'user', content: 'x' }], ...body }),
+      });
+    expect((await send({ stream_options: { include_usage: true }, temperature: 0.3 })).status).toBe(200);
+    const plain = upstream.requests.at(-1)!.body as Record<string, unknown>;
+    expect(plain).toMatchObject({ stream: false, temperature: 0.3 });
+    expect(plain).not.toHaveProperty('stream_options');
+    await (await send({ stream: true })).text();
+    expect(upstream.requests.at(-1)!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
 });
 
 describe('usage records connection', () => {

@@ -161,14 +161,13 @@ export class OpenAICompatibleBackend implements ChatBackend {
 }
 
 function upstreamPayload(deployment: Deployment, request: BackendRequest, stream: boolean): string {
-  return JSON.stringify({
-    ...request.body,
-    model: deployment.upstreamModel,
-    stream,
-    // Usage is recorded for every request, so the upstream is always asked for it; the chat service drops the
-    // usage chunk again unless the client asked for it too.
-    stream_options: stream ? { include_usage: true } : undefined,
-  });
+  const payload: Record<string, unknown> = { ...request.body, model: deployment.upstreamModel, stream };
+  // Usage is recorded for every request, so the upstream is always asked for it; the chat service drops the usage
+  // chunk again unless the client asked for it too. Without a stream there are no stream options (JSON drops an
+  // undefined member; it is only set when there is one to drop, as serializing an undefined member is slower).
+  if (stream) payload.stream_options = { include_usage: true };
+  else if (payload.stream_options !== undefined) payload.stream_options = undefined;
+  return JSON.stringify(payload);
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {
