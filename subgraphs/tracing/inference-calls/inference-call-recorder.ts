@@ -23,6 +23,11 @@ const CONSUMER = 'inference-completions';
 export class InferenceCallRecorder extends PlatformEventConsumer {
   readonly name = 'tracing-inference-calls';
   protected override readonly readsPayloads = false;
+  /**
+   * An event carries up to a flush's batch of calls (100): a backlog is recorded at most 2,000 calls a statement, whose
+   * payloads the statement holds and sorts in memory.
+   */
+  protected override readonly batchSize = 20;
 
   constructor(
     private readonly db: Kysely<TracingDatabase>,
