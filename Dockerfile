@@ -8,9 +8,11 @@ RUN npm run build && node dist/server/dashboard/build.js && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-# Node flags of every Trellis process (server/node-flags.ts says why).
-ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS=--max-semi-space-size=32
+ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=build /app /app
 USER node
 EXPOSE 8080
-CMD ["node", "dist/server/main.js"]
+# Node with the flags of every Trellis process (server/node-flags.ts says why; not NODE_OPTIONS, which refuses some
+# of them); docker-compose.yml's services only name the script.
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--no-memory-reducer"]
+CMD ["dist/server/main.js"]

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PLATFORM_NODE_FLAGS } from '../../server/node-flags.js';
@@ -14,11 +15,18 @@ describe('the Node flags of platform processes (server/node-flags.ts)', () => {
     expect(launch, 'npm start runs node … dist/server/main.js').not.toBeNull();
     expect(launch![1]!.trim().split(' ').filter(Boolean)).toEqual(PLATFORM_NODE_FLAGS);
 
-    const nodeOptions = /^ENV .*NODE_OPTIONS=(\S+|"[^"]*")/m.exec(read('Dockerfile'));
-    expect(nodeOptions, 'the Dockerfile sets NODE_OPTIONS').not.toBeNull();
-    expect(nodeOptions![1]!.replace(/"/g, '').split(' ')).toEqual(PLATFORM_NODE_FLAGS);
-    // The compose services run the image's command with `node …`: none may replace NODE_OPTIONS.
-    expect(read('docker-compose.yml')).not.toMatch(/NODE_OPTIONS/);
+    // The image runs every service as `node <flags> <script>`: the entry point is node with the flags, and each compose
+    // service names only its script (a `node` of its own, or an entry point or NODE_OPTIONS of its own, would drop them).
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(read('Dockerfile'));
+    expect(entrypoint, 'the Dockerfile has an exec-form ENTRYPOINT').not.toBeNull();
+    expect(JSON.parse(entrypoint![1]!)).toEqual(['node', ...PLATFORM_NODE_FLAGS]);
+    expect(read('Dockerfile')).toMatch(/^CMD \["dist\/server\/main\.js"\]$/m);
+    expect(read('Dockerfile')).not.toMatch(/^ENV .*NODE_OPTIONS/m);
+    const compose = read('docker-compose.yml');
+    const commands = [...compose.matchAll(/^\s*command: (\[.*\])$/gm)].map((match) => JSON.parse(match[1]!) as string[]);
+    expect(commands.length).toBeGreaterThan(0);
+    for (const command of commands) expect(command[0]).toMatch(/^dist\/server\/[\w-]+\.js$/);
+    expect(compose).not.toMatch(/NODE_OPTIONS|entrypoint:/);
   });
 
   it('take effect on this Node: the young generation is twice the semi-space size asked for', () => {
@@ -29,5 +37,15 @@ describe('the Node flags of platform processes (server/node-flags.ts)', () => {
       "console.log(v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size)";
     const newSpace = Number(execFileSync(process.execPath, [...PLATFORM_NODE_FLAGS, '-e', script], { encoding: 'utf8' }).trim());
     expect(newSpace / 2 ** 20).toBe(2 * semiSpaceMiB);
+  });
+
+  it('reach the processes a cluster primary forks (a process per core)', () => {
+    const script =
+      "const cluster = require('cluster'); if (cluster.isPrimary) cluster.fork().on('message', (flags) => { console.log(JSON.stringify(flags)); process.exit(0); });" +
+      ' else process.send(process.execArgv);';
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'trellis-flags-')), 'fork.cjs');
+    writeFileSync(file, script);
+    const flags = JSON.parse(execFileSync(process.execPath, [...PLATFORM_NODE_FLAGS, file], { encoding: 'utf8' }).trim());
+    expect(flags).toEqual(PLATFORM_NODE_FLAGS);
   });
 });
