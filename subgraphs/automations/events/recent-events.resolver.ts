@@ -3,6 +3,7 @@ import { requireTeamMember } from '../../../platform/auth/authorize.js';
 import { decodeCursor, encodeCursor, pageSize, pagingDescriptions, toConnection, type Connection, type PageLimits } from '../../../platform/graphql/connection.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import type { AutomationsServices } from '../services.js';
+import { eventTypesArg } from './event-types-arg.js';
 import { PlatformEvent, PlatformEventConnection, toPlatformEvent } from './platform-event.type.js';
 
 const EVENT_PAGES: PageLimits = { default: 50, max: 500 };
@@ -22,15 +23,16 @@ export class RecentEventsResolver {
   @Query(() => PlatformEventConnection, { description: "A team's platform events, newest first (its members): a dashboard's recent activity" })
   async recentPlatformEvents(
     @Arg('team', () => String, { description: 'The team' }) team: string,
-    @Arg('types', () => [String], { nullable: true, description: 'Only events of these types (default: all)' }) types: string[] | null,
+    @Arg('types', () => [String], { nullable: true, description: 'Only events of these types (default: all; an empty list is refused)' }) types: string[] | null,
     @Arg('first', () => Int, { nullable: true, description: EVENT_PAGING.first }) first: number | null,
     @Arg('after', () => String, { nullable: true, description: EVENT_PAGING.after }) after: string | null,
     @Ctx() context: GraphQLContext,
   ): Promise<Connection<PlatformEvent>> {
     requireTeamMember(context, team);
+    const selected = eventTypesArg(types);
     const size = pageSize(first, EVENT_PAGES);
     const position = decodeCursor(after, isPosition);
-    const events = await this.services.events.recent(team, size + 1, { before: position ? { txId: position[0], id: position[1] } : null, types });
+    const events = await this.services.events.recent(team, size + 1, { before: position ? { txId: position[0], id: position[1] } : null, types: selected });
     return toConnection(events, size, {
       after,
       cursorOf: (event) => encodeCursor(event.cursor.split('.')),

@@ -8,6 +8,7 @@ import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { Delivery, toDelivery } from '../delivery/delivery.type.js';
 import { DELIVERY_UPDATES_CHANNEL, type DeliveryRow } from '../store.js';
 import { PlatformEvent, toPlatformEvent } from './platform-event.type.js';
+import { eventTypesArg } from './event-types-arg.js';
 import { servicesOf } from './subscription-context.js';
 
 interface PlatformEventsArgs {
@@ -23,13 +24,14 @@ interface PlatformEventsArgs {
  */
 async function subscribePlatformEvents({ args, context }: SubscribeResolverData<unknown, Record<string, unknown>, GraphQLContext>): Promise<AsyncIterable<PlatformEventRecord>> {
   const principal = requirePrincipal(context);
-  const { after, entity, types } = args as PlatformEventsArgs;
+  const { after, entity } = args as PlatformEventsArgs;
+  const types = eventTypesArg((args as PlatformEventsArgs).types);
   if (entity) requireTeamMember(context, entity);
   if (after && !parseCursor(after)) throw new BadRequestError(`"${after}" is not an event cursor`, { param: 'after' });
   const { events } = servicesOf(context);
   const start = after ?? (await events.latestCursor());
   return events.subscribe(start, {
-    types: types ?? undefined,
+    types,
     filter: (event) => (!entity || event.entity === entity) && isTeamMember(principal, event.entity),
   });
 }
@@ -62,7 +64,7 @@ export class SubscriptionResolver {
     @Root() event: PlatformEventRecord,
     @Arg('after', () => String, { nullable: true, description: 'Resume after this cursor; default: only new events' }) _after: string | null,
     @Arg('entity', () => String, { nullable: true, description: 'Only events of this team' }) _entity: string | null,
-    @Arg('types', () => [String], { nullable: true, description: 'Only events of these types (e.g. RUN_STATE, LINK_ARTIFACT); default: every type' })
+    @Arg('types', () => [String], { nullable: true, description: 'Only events of these types (e.g. RUN_STATE, LINK_ARTIFACT); default: every type (an empty list is refused)' })
     _types: string[] | null,
   ): PlatformEvent {
     return toPlatformEvent(event);

@@ -101,6 +101,12 @@ describe('subscriptions over graphql-ws (/graphql/ws)', () => {
     expect(request!.headers['x-service-delivery']).toBe(update.deliveryUpdates.id);
   });
 
+  it('refuses a subscription to an empty list of types (it could never yield an event)', async () => {
+    const client = connect(platform.adminKey);
+    const attempt = collect(client, `subscription { platformEvents(types: []) { type } }`, {}, 1);
+    await expect(attempt.done).rejects.toThrow('types names no event type: leave it out for every type');
+  });
+
   it('refuses connections without a valid API key', async () => {
     const client = connect('not-a-key-at-all-000000');
     const attempt = collect(client, `subscription { platformEvents { type } }`, {}, 1);

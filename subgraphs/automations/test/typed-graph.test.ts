@@ -132,4 +132,11 @@ describe('recent platform events', () => {
     const denied = await platform.graphql(`{ recentPlatformEvents(team: "trellis") { nodes { id } } }`, {}, outsider.key);
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
+
+  it('refuses an empty list of types (it names none), saying to leave it out for every type', async () => {
+    const { body } = await platform.graphql(`{ recentPlatformEvents(team: "trellis", types: []) { nodes { id } } }`);
+    expect(body.data).toBeNull();
+    expect(body.errors[0].message).toBe('types names no event type: leave it out for every type');
+    expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
 });
