@@ -16,7 +16,7 @@
  * `--no-memory-reducer`: V8's memory reducer runs full collections to give memory back whenever allocation slows
  * down — which a server at a moderate rate (chat completions at 300 ms × 200 clients, a few hundred a second per
  * process) looks like. Each one also drops the optimized code of objects it frees, and the request path is compiled
- * again: −25 to −45 % CPU per request at 300 ms, p50 and p99 lower in every cell (docs/benchmarks.md, inference,
+ * again: −21 to −44 % CPU per request at 300 ms, p50 and p99 lower in every cell (docs/benchmarks.md, inference,
  * "2026-11-27, seventh session"). The cost: after a burst, an idle process keeps its grown heap until the next
  * ordinary collection.
  */

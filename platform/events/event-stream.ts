@@ -104,11 +104,11 @@ export class PlatformEventStream {
    */
   async recent(entity: string, limit: number, options: { before?: { txId: string; id: string } | null; types?: readonly string[] | null } = {}): Promise<PlatformEvent[]> {
     const before = options.before ? sql`and (e.tx_id, e.id) < (${options.before.txId}::xid8, ${options.before.id}::bigint)` : sql``;
-    const types = options.types && options.types.length > 0 ? sql`and e.type = any(${[...options.types]}::text[])` : sql``;
+
     const { rows } = await sql<EventRow>`
       select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at
       from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e
-      where e.entity = ${entity} and e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) ${before} ${types}
+      where ${ofTypes(options.types ?? undefined)} e.entity = ${entity} and e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) ${before}
       order by e.tx_id desc, e.id desc
       limit ${limit}`.execute(this.root);
     return rows.map(toPlatformEvent);
@@ -222,7 +222,10 @@ interface Waiter {
   wake?: () => void;
 }
 
-/** The condition (with its `and`) that selects events of `types`: the events_type_order index finds them in order. */
+/**
+ * The condition (with its `and`) that selects events of `types` — none of them when the list is empty — for both reads
+ * of the outbox: the events_type_order index finds them in order.
+ */
 function ofTypes(types: readonly string[] | undefined) {
   if (!types) return sql``;
   if (types.length === 1) return sql`e.type = ${types[0]} and`;
