@@ -31,6 +31,8 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
   protected readonly batchSize: number = 100;
   /** Whether `apply`/`applyBatch` need the events' payloads (see SubscribeOptions.withoutPayloads). */
   protected readonly readsPayloads: boolean = true;
+  /** How long to let events gather before reading, once notified (see SubscribeOptions.gatherMs). */
+  protected readonly gatherMs: number = 0;
   private pages?: AsyncIterableIterator<PlatformEvent[]>;
   private running?: Promise<void>;
   private stopping = false;
@@ -52,7 +54,7 @@ export abstract class PlatformEventConsumer implements BackgroundWorker {
 
   async start(): Promise<void> {
     const cursor = (await this.loadCursor()) ?? START_CURSOR;
-    this.pages = this.stream.subscribePages(cursor, { types: [...this.types], pageSize: this.batchSize, withoutPayloads: !this.readsPayloads });
+    this.pages = this.stream.subscribePages(cursor, { types: [...this.types], pageSize: this.batchSize, withoutPayloads: !this.readsPayloads, gatherMs: this.gatherMs });
     this.running = this.consume(this.pages);
   }
 

@@ -39,6 +39,13 @@ export interface SubscribeOptions {
   filter?: (event: PlatformEvent) => boolean;
   /** Events read at a time (default 500): subscribePages' batches are at most this long. */
   pageSize?: number;
+  /**
+   * Once woken by a notification, wait this long before reading, so the events committed meanwhile are read as one
+   * page (default 0: read at once). For a consumer of frequent events that applies each page in one transaction:
+   * fewer, larger transactions, each costing its round trips on the event loop of a process that serves requests;
+   * the events arrive up to this much later.
+   */
+  gatherMs?: number;
 }
 
 /**
@@ -145,7 +152,7 @@ export class PlatformEventStream {
    */
   subscribePages(after: string, options: SubscribeOptions = {}): AsyncIterableIterator<PlatformEvent[]> {
     if (!parseCursor(after)) throw new Error(`invalid event cursor "${after}"`);
-    const { types, pageSize = PAGE_SIZE, withoutPayloads } = options;
+    const { types, pageSize = PAGE_SIZE, withoutPayloads, gatherMs = 0 } = options;
     return new Repeater<PlatformEvent[]>(async (push, stop) => {
       const waiter: Waiter = { types: types ? new Set(types) : undefined, notified: false, stopped: false };
       // Stopping wakes the wait in progress, through one reaction to `stop` for the subscription's life. Racing each
@@ -154,6 +161,7 @@ export class PlatformEventStream {
       void stop.then(() => {
         waiter.stopped = true;
         waiter.wake?.();
+        waiter.interrupt?.();
       });
       await this.ensureListening();
       this.waiters.add(waiter);
@@ -169,6 +177,7 @@ export class PlatformEventStream {
           if (waiter.stopped) return;
           if (page.full) continue;
           await this.notified(waiter, page.heldBack ? SETTLE_MS : undefined);
+          if (gatherMs > 0 && !page.heldBack) await this.gathering(waiter, gatherMs);
         }
       } finally {
         this.waiters.delete(waiter);
@@ -202,6 +211,20 @@ export class PlatformEventStream {
     return this.listening;
   }
 
+  /** Resolves after `ms` (notifications meanwhile do not end it), or at once when the waiter is stopped. */
+  private gathering(waiter: Waiter, ms: number): Promise<void> {
+    if (waiter.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        waiter.interrupt = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiter.interrupt = done;
+    });
+  }
+
   /** Resolves when the waiter was notified since it last read, or stopped, or after `timeoutMs`. */
   private notified(waiter: Waiter, timeoutMs?: number): Promise<void> {
     if (waiter.notified || waiter.stopped) return Promise.resolve();
@@ -224,8 +247,10 @@ interface Waiter {
   notified: boolean;
   /** Its subscription was stopped (returned by its consumer). */
   stopped: boolean;
-  /** Ends the wait in progress, if any. */
+  /** Ends the wait for a notification in progress, if any. */
   wake?: () => void;
+  /** Ends the gathering wait in progress (gatherMs), if any: only stopping does. */
+  interrupt?: () => void;
 }
 
 /**

@@ -23,6 +23,7 @@ afterAll(async () => {
   await db?.close();
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const event = (n: number) => ({ type: 'TEST', entity: 'team', project: 'p', author: 'me', payload: { n } });
 
 /** Runs `work` in a transaction that stays open until `release` resolves. */
@@ -265,4 +266,28 @@ describe('platform event stream', () => {
     // Racing each wait against the stop signal kept ≈ 600 bytes a wait until the subscription ended: ≈ 1.8 MB here (without it, ≈ 0.2–0.5 MB: code and caches warming up).
     expect(grown).toBeLessThan(1_000_000);
   }, 30_000);
+  it('with gatherMs, reads the events committed while it gathers as one page, and stops at once while gathering', async () => {
+    const gathered = stream.subscribePages(await settledCursor(stream), { types: ['GATHER_CHECK'], gatherMs: 400 });
+    const atOnce = stream.subscribePages(await settledCursor(stream), { types: ['GATHER_CHECK'] });
+    const first = { ...event(1), type: 'GATHER_CHECK' };
+    const nextGathered = gathered.next();
+    const nextAtOnce = atOnce.next();
+    await sleep(100); // both subscribers have read the (empty) outbox and wait
+    await publishEvent(db.root, first);
+    expect((await nextAtOnce).value.map((e: PlatformEvent) => e.payload.n)).toEqual([1]);
+    // Separate commits while the gathering subscriber waits.
+    await publishEvent(db.root, { ...first, payload: { n: 2 } });
+    await publishEvent(db.root, { ...first, payload: { n: 3 } });
+    expect((await nextGathered).value.map((e: PlatformEvent) => e.payload.n)).toEqual([1, 2, 3]);
+    await atOnce.return?.();
+
+    // Stopping while it gathers: ended at once, not after the gathering time.
+    const pending = gathered.next();
+    await publishEvent(db.root, { ...first, payload: { n: 4 } });
+    await sleep(50);
+    const started = Date.now();
+    await gathered.return?.();
+    expect(Date.now() - started).toBeLessThan(200);
+    expect((await pending).done).toBe(true);
+  });
 });

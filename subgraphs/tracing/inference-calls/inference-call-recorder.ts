@@ -28,6 +28,12 @@ export class InferenceCallRecorder extends PlatformEventConsumer {
    * payloads the statement holds and sorts in memory.
    */
   protected override readonly batchSize = 20;
+  /**
+   * Under load a flush publishes an event every few tens of milliseconds; read one by one, each cost a read and a
+   * transaction of four statements. Gathered for this long, several are recorded together (traced calls then appear
+   * this much later, after the flush that published them).
+   */
+  protected override readonly gatherMs = 200;
 
   constructor(
     private readonly db: Kysely<TracingDatabase>,
