@@ -188,14 +188,28 @@ export class AutomationEngine implements BackgroundWorker {
         if (unhandled.length > 0) throw new Error(`${unhandled.length} platform events could not be handled`);
       }
     })();
+    // A failure of the processing ends the read in progress through this one callback. Racing every read against a
+    // promise derived from `failed` instead left a reaction on `failed`, pending for the engine's life, per event.
+    let endRead: (() => void) | undefined;
+    let processingFailed = false;
     const failed = processing.catch((error) => {
       reading = false;
+      processingFailed = true;
+      endRead?.();
       void this.iterator?.return?.();
       throw error;
     });
+    const iterator = this.iterator;
+    const read = () =>
+      new Promise<IteratorResult<ExecutionResult>>((resolve, reject) => {
+        endRead = () => resolve({ done: true, value: undefined });
+        iterator.next().then(resolve, reject);
+      }).finally(() => {
+        endRead = undefined;
+      });
     try {
-      while (!this.stopped) {
-        const next = await Promise.race([this.iterator.next(), failed.then(() => ({ done: true, value: undefined }) as const)]);
+      while (!this.stopped && !processingFailed) {
+        const next = await read();
         if (next.done) break;
         if (next.value.errors?.length) throw new Error(`platformEvents subscription error: ${next.value.errors[0]!.message}`);
         const raw = (next.value.data as { platformEvents: PlatformEvent & { id: string; createdAt: string } }).platformEvents;
