@@ -196,6 +196,8 @@ export class AutomationEngine implements BackgroundWorker {
       reading = false;
       processingFailed = true;
       endRead?.();
+      // The reader may be waiting for room in a full queue, which nothing would drain any more.
+      notify();
       void this.iterator?.return?.();
       throw error;
     });
@@ -215,7 +217,7 @@ export class AutomationEngine implements BackgroundWorker {
         const raw = (next.value.data as { platformEvents: PlatformEvent & { id: string; createdAt: string } }).platformEvents;
         queue.push({ ...raw, id: Number(raw.id), createdAt: new Date(raw.createdAt) });
         notify();
-        while (queue.length >= MAX_BATCH && !this.stopped) await waitForSignal();
+        while (queue.length >= MAX_BATCH && !this.stopped && !processingFailed) await waitForSignal();
       }
     } finally {
       reading = false;

@@ -1,10 +1,8 @@
-import { sql } from 'kysely';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseCursor, publishEvents } from '../../../platform/events/index.js';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
-import { TEST_ENV } from './helpers.js';
+import { engineHandled, publishUnwatchedEvents, TEST_ENV } from './helpers.js';
 
 /**
  * The automation engine reads every event an automation can watch, for the platform's whole life. Each read used to
@@ -20,25 +18,7 @@ afterAll(async () => {
   await platform?.close();
 });
 
-/** Publishes `count` events no automation matches and waits until the engine's cursor has passed the last. */
-async function handled(count: number): Promise<void> {
-  const events = Array.from({ length: count }, (_, n) => ({
-    type: 'RUN_STATE',
-    entity: 'trellis',
-    project: 'memory-check',
-    author: 'admin',
-    payload: { run: { id: '00000000-0000-4000-8000-000000000002', name: 'r' }, state: 'RUNNING', n },
-  }));
-  const ids = await publishEvents(platform.db.root, events);
-  const last = BigInt(ids.at(-1)!);
-  for (let waited = 0; waited < 30_000; waited += 20) {
-    const { rows } = await sql<{ cursor: string }>`select cursor from automations.engine_cursors where name = 'automation-engine'`.execute(platform.db.root);
-    const position = rows[0] && parseCursor(rows[0].cursor);
-    if (position && position.id >= last) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('the engine did not handle the events within 30 s');
-}
+const handled = async (count: number) => engineHandled(platform, await publishUnwatchedEvents(platform, count));
 
 it('keeps no memory per event it reads', async () => {
   v8.setFlagsFromString('--expose-gc');

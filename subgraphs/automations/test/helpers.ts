@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { parseCursor, publishEvents } from '../../../platform/events/index.js';
 import type { TestPlatform } from '../../../test/support/platform.js';
 
 /** GraphQL calls the automation tests repeat; each throws on GraphQL errors so a test fails where it broke. */
@@ -65,3 +67,26 @@ export const TEST_ENV = {
   TRELLIS_WEBHOOK_TIMEOUT_MS: '700',
   TRELLIS_WEBHOOK_MAX_ATTEMPTS: '4',
 };
+
+/** Publishes `count` events no automation matches (RUN_STATE of a project without automations); resolves with the last id. */
+export async function publishUnwatchedEvents(platform: TestPlatform, count: number): Promise<number> {
+  const events = Array.from({ length: count }, (_, n) => ({
+    type: 'RUN_STATE',
+    entity: 'trellis',
+    project: 'unwatched',
+    author: 'admin',
+    payload: { run: { id: '00000000-0000-4000-8000-000000000002', name: 'r' }, state: 'RUNNING', n },
+  }));
+  return (await publishEvents(platform.db.root, events)).at(-1)!;
+}
+
+/** Resolves once the automation engine's stored cursor has passed event `id`; rejects after `timeoutMs`. */
+export async function engineHandled(platform: TestPlatform, id: number, timeoutMs = 30_000): Promise<void> {
+  for (let waited = 0; waited < timeoutMs; waited += 20) {
+    const { rows } = await sql<{ cursor: string }>`select cursor from automations.engine_cursors where name = 'automation-engine'`.execute(platform.db.root);
+    const position = rows[0] && parseCursor(rows[0].cursor);
+    if (position && position.id >= BigInt(id)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the automation engine did not handle event ${id} within ${timeoutMs} ms`);
+}
