@@ -111,7 +111,6 @@ export class PlatformEventStream {
    */
   async recent(entity: string, limit: number, options: { before?: { txId: string; id: string } | null; types?: readonly string[] | null } = {}): Promise<PlatformEvent[]> {
     const before = options.before ? sql`and (e.tx_id, e.id) < (${options.before.txId}::xid8, ${options.before.id}::bigint)` : sql``;
-
     const { rows } = await sql<EventRow>`
       select e.id, e.tx_id::text as tx, e.type, e.entity, e.project, e.registry, e.author, e.payload, e.created_at
       from ${sql.table(`${EVENTS_SCHEMA}.events`)} as e

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,9 +43,14 @@ describe('the Node flags of platform processes (server/node-flags.ts)', () => {
     const script =
       "const cluster = require('cluster'); if (cluster.isPrimary) cluster.fork().on('message', (flags) => { console.log(JSON.stringify(flags)); process.exit(0); });" +
       ' else process.send(process.execArgv);';
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'trellis-flags-')), 'fork.cjs');
-    writeFileSync(file, script);
-    const flags = JSON.parse(execFileSync(process.execPath, [...PLATFORM_NODE_FLAGS, file], { encoding: 'utf8' }).trim());
-    expect(flags).toEqual(PLATFORM_NODE_FLAGS);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'trellis-flags-'));
+    try {
+      const file = path.join(dir, 'fork.cjs');
+      writeFileSync(file, script);
+      const flags = JSON.parse(execFileSync(process.execPath, [...PLATFORM_NODE_FLAGS, file], { encoding: 'utf8' }).trim());
+      expect(flags).toEqual(PLATFORM_NODE_FLAGS);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -188,13 +188,12 @@ export class AutomationEngine implements BackgroundWorker {
         if (unhandled.length > 0) throw new Error(`${unhandled.length} platform events could not be handled`);
       }
     })();
-    // A failure of the processing ends the read in progress through this one callback. Racing every read against a
-    // promise derived from `failed` instead left a reaction on `failed`, pending for the engine's life, per event.
+    // A failure of the processing stops the reading (`reading` is false from then on) and ends the read in progress
+    // through this one callback. Racing every read against a promise derived from `failed` instead left a reaction on
+    // `failed`, pending for the engine's life, per event.
     let endRead: (() => void) | undefined;
-    let processingFailed = false;
     const failed = processing.catch((error) => {
       reading = false;
-      processingFailed = true;
       endRead?.();
       // The reader may be waiting for room in a full queue, which nothing would drain any more.
       notify();
@@ -210,14 +209,14 @@ export class AutomationEngine implements BackgroundWorker {
         endRead = undefined;
       });
     try {
-      while (!this.stopped && !processingFailed) {
+      while (!this.stopped && reading) {
         const next = await read();
         if (next.done) break;
         if (next.value.errors?.length) throw new Error(`platformEvents subscription error: ${next.value.errors[0]!.message}`);
         const raw = (next.value.data as { platformEvents: PlatformEvent & { id: string; createdAt: string } }).platformEvents;
         queue.push({ ...raw, id: Number(raw.id), createdAt: new Date(raw.createdAt) });
         notify();
-        while (queue.length >= MAX_BATCH && !this.stopped && !processingFailed) await waitForSignal();
+        while (queue.length >= MAX_BATCH && !this.stopped && reading) await waitForSignal();
       }
     } finally {
       reading = false;

@@ -24,8 +24,8 @@ interface PlatformEventsArgs {
  */
 async function subscribePlatformEvents({ args, context }: SubscribeResolverData<unknown, Record<string, unknown>, GraphQLContext>): Promise<AsyncIterable<PlatformEventRecord>> {
   const principal = requirePrincipal(context);
-  const { after, entity } = args as PlatformEventsArgs;
-  const types = eventTypesArg((args as PlatformEventsArgs).types);
+  const { after, entity, types: typesArg } = args as PlatformEventsArgs;
+  const types = eventTypesArg(typesArg);
   if (entity) requireTeamMember(context, entity);
   if (after && !parseCursor(after)) throw new BadRequestError(`"${after}" is not an event cursor`, { param: 'after' });
   const { events } = servicesOf(context);

@@ -30,7 +30,7 @@ export class InferenceCallRecorder extends PlatformEventConsumer {
   protected override readonly batchSize = 20;
   /**
    * Under load a flush publishes an event every few tens of milliseconds; read one by one, each cost a read and a
-   * transaction of four statements. Gathered for this long, several are recorded together (traced calls then appear
+   * transaction of its own (claim the cursor, move it, insert the calls). Gathered for this long, several are recorded together (traced calls then appear
    * this much later, after the flush that published them).
    */
   protected override readonly gatherMs = 200;
