@@ -16,8 +16,8 @@ const PARTS = [
 
 /**
  * The edge's one check of what the REST routes receive: JSON bodies are parsed as Fastify would (same errors for
- * empty or malformed JSON, prototype poisoning refused), then walked once for nesting deeper than `maxDepth` and
- * for strings or keys PostgreSQL cannot store (platform/storable-input.ts). Path parameters, query strings and
+ * malformed JSON, prototype poisoning refused; an empty body is no body), then walked once for nesting deeper than
+ * `maxDepth` and for strings or keys PostgreSQL cannot store (platform/storable-input.ts). Path parameters, query strings and
  * bodies of other types (multipart fields) get the same string check before the handler runs. An offence is a
  * ValidationFailedError at its path, which each family renders in its own shape (422 `detail` for tracing and
  * training, OpenAI 400 with `param` for inference). `/graphql` is left to the gateway's own check
@@ -31,6 +31,10 @@ export function installJsonBodyParser(app: FastifyInstance, options: JsonBodyPar
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // An empty body is no body, whatever the content type says: the OpenAI SDKs (and ART's client built on them)
+    // send `content-type: application/json` on body-less DELETEs and POSTs. A route that needs a body still gets
+    // its own validation error for a missing one.
+    if ((body as string).length === 0) return done(null, undefined);
     parseJson(request, body as string, (error, value) => {
       if (error) return done(error, undefined);
       if (isRestRoute(request)) {
