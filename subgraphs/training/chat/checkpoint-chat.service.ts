@@ -204,6 +204,9 @@ export class CheckpointChatService {
   private async resolveCheckpoint(ref: CheckpointRef, model: string): Promise<{ baseModel: string; adapter: AdapterBytes | null }> {
     const trained = await this.store.modelByName(ref.entity, ref.project, ref.name);
     if (!trained) throw new NotFoundError(`The model "${model}" does not exist`, { param: 'model' });
+    // Step 0 is the base model, before and after training: ART's get_step() is 0 for a new model, so its first
+    // rollouts (and its integration test, after training) sample `…:step0`. Trained checkpoints start at step 1.
+    if (ref.step === 0) return { baseModel: trained.base_model, adapter: null };
     const checkpoint = await this.store.checkpointWithAdapter(trained.id, ref.step);
     if (!checkpoint) {
       // A model that has not trained yet serves its base model for `latest`, as the hosted service does at step 0.

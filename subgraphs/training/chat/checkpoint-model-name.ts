@@ -1,7 +1,7 @@
 /**
  * Model names of checkpoint inference: `wandb-artifact:///{entity}/{project}/{name}:{alias}` with alias `latest`,
  * `step{N}` or none (= latest). The two-slash typo `wandb-artifact://` is accepted too. Anything else is a base
- * model name.
+ * model name. `step0` names the model's base model (no adapter), whether or not the model has trained.
  */
 export type CheckpointRef = { entity: string; project: string; name: string; step: number | 'latest' };
 
