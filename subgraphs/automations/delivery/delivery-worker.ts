@@ -226,6 +226,10 @@ export class DeliveryWorker implements BackgroundWorker {
           write: (entries) => this.recordAttempts(entries),
           describe: (entry) => ({ deliveryId: entry.outcome.id, attempt: entry.outcome.attempt }),
         });
+        // The worker woke when the requests ended, before these outcomes were stored, and saw the deliveries still
+        // leased: it sleeps until the leases end (request timeout + margin). Now their next-attempt times (backoff,
+        // Retry-After) are committed, so it must look again and sleep only until the earliest of them.
+        this.wake();
       }
       this.flushing = undefined;
     })();
