@@ -26,6 +26,7 @@ export interface RlConfig extends LoraInit {
   scale_rewards?: boolean;
   /** β of the KL penalty to the base model; 0 (default) skips the reference pass. */
   kl_penalty_coef?: number;
+  /** Train Choices without logprobs: they are scored under the starting adapter before the first update. */
   allow_training_without_logprobs?: boolean;
   /** Optimizer steps over the same groups (default 1). */
   epochs?: number;
@@ -137,6 +138,17 @@ export async function trainRl(request: RlRequest, onStep?: (m: RlStepMetrics) =>
   });
 
   const adapter = startingAdapter(base, request.adapter, config);
+  // Choices sent without logprobs (allow_training_without_logprobs) are scored once here, under the adapter training
+  // starts from — the checkpoint the rollouts were sampled from — so every epoch's ratio compares against the
+  // sampling policy, as with logprobs recorded at sampling time.
+  for (const t of kept) {
+    if (!t.rows.some((row) => Number.isNaN(t.oldLogprobs[row + 1]))) continue;
+    throwIfAborted(signal, 'RL training');
+    const sampled = scoreSequence(base, adapter, t.tokens, t.rows, false).logprobs;
+    t.rows.forEach((row, r) => {
+      if (Number.isNaN(t.oldLogprobs[row + 1])) t.oldLogprobs[row + 1] = sampled[r];
+    });
+  }
   const optimizer = optimizerFor(adapter, config.weight_decay ?? 0);
   const gradsByLayer = zeroLoraGradients(adapter);
   const grads = loraGradientList(gradsByLayer);

@@ -22,8 +22,12 @@ export interface SftExample {
 export interface SftConfig extends LoraInit {
   /** Default 2. */
   batch_size?: number;
-  /** Default 1e-2 (suits the tiny base model's LoRA, see the demonstrations; GPU-scale models want ~1e-4). */
-  learning_rate?: number;
+  /**
+   * Default 1e-2 (suits the tiny base model's LoRA, see the demonstrations; GPU-scale models want ~1e-4): the peak of
+   * a warmup + cosine schedule. A list is the schedule itself, one rate per batch (ART's train_sft_from_file sends
+   * one); its length must be the number of batches trained.
+   */
+  learning_rate?: number | number[];
   /** Passes over the examples (default 1); ignored when `steps` is given. */
   epochs?: number;
   steps?: number;
@@ -73,7 +77,14 @@ export async function trainSft(request: SftRequest, onStep?: (m: SftStepMetrics)
   });
   const stepsPerEpoch = Math.ceil(encoded.length / batchSize);
   const totalSteps = config.steps ?? stepsPerEpoch * (config.epochs ?? 1);
-  const peakLr = config.learning_rate ?? 1e-2;
+  const schedule = Array.isArray(config.learning_rate) ? config.learning_rate : null;
+  if (schedule && schedule.length !== totalSteps) {
+    throw new InvalidRequestError(`learning_rate lists ${schedule.length} rates, one per batch, but this job trains ${totalSteps} batches`);
+  }
+  if (schedule?.some((rate) => typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0)) {
+    throw new InvalidRequestError('learning_rate must list finite numbers ≥ 0');
+  }
+  const peakLr = (schedule ? undefined : (config.learning_rate as number | undefined)) ?? 1e-2;
   const adapter = startingAdapter(base, request.adapter, config);
   const optimizer = optimizerFor(adapter, config.weight_decay ?? 0);
   const gradsByLayer = zeroLoraGradients(adapter);
@@ -99,7 +110,7 @@ export async function trainSft(request: SftRequest, onStep?: (m: SftStepMetrics)
       tokens += seq.length;
     }
     const gradNorm = clipGradients(grads, config.max_grad_norm ?? 1.0);
-    const lr = cosineSchedule(step, totalSteps, peakLr, Math.floor(totalSteps * (config.warmup_ratio ?? 0.1)));
+    const lr = schedule ? schedule[step]! : cosineSchedule(step, totalSteps, peakLr, Math.floor(totalSteps * (config.warmup_ratio ?? 0.1)));
     optimizer.step(grads, lr);
     adapter.step++;
     const seconds = (performance.now() - started) / 1000;

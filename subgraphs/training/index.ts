@@ -45,7 +45,7 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     return {
       store: trainingStore,
       // SFT datasets are read from the registry through the graph, as the submitting caller.
-      training: new TrainingService(trainingStore, new SftDatasetResolver(graph ?? new UnavailableGraph())),
+      training: new TrainingService(trainingStore, new SftDatasetResolver(graph ?? new UnavailableGraph()), trainingConfig.trainableBaseModels),
       config: trainingConfig,
       runner,
       // Checkpoint completions are admitted by the process's model limiter (shared with inference) and counted in

@@ -1,4 +1,5 @@
 import { integer, type PlatformConfig } from '../../platform/config.js';
+import { EMBEDDED_BASE_MODELS } from './trainer/embedded-trainer.js';
 
 /** Settings of the training subgraph (environment variables, validated like the platform's own). */
 export interface TrainingConfig {
@@ -14,6 +15,12 @@ export interface TrainingConfig {
   maxAttempts: number;
   /** Worker threads serving checkpoint chat completions (started on first use). */
   inferenceWorkers: number;
+  /**
+   * The base models a model may be created on: the embedded trainer's, or with the remote backend the ones its
+   * workers can train, as the operator declares them (TRELLIS_TRAINING_REMOTE_BASE_MODELS, comma-separated;
+   * default the embedded ones, which the reference worker trains with the embedded runtime).
+   */
+  trainableBaseModels: string[];
 }
 
 export function loadTrainingConfig(config: PlatformConfig): TrainingConfig {
@@ -28,5 +35,13 @@ export function loadTrainingConfig(config: PlatformConfig): TrainingConfig {
     staleAfterMs: integer(env, 'TRELLIS_TRAINING_STALE_AFTER_MS', Math.max(15_000, heartbeatMs * 5), 200, 3_600_000),
     maxAttempts: integer(env, 'TRELLIS_TRAINING_MAX_ATTEMPTS', 2, 1, 10),
     inferenceWorkers: integer(env, 'TRELLIS_TRAINING_INFERENCE_WORKERS', 1, 1, 16),
+    trainableBaseModels: backend === 'remote' ? remoteBaseModels(env.TRELLIS_TRAINING_REMOTE_BASE_MODELS) : Object.keys(EMBEDDED_BASE_MODELS),
   };
+}
+
+function remoteBaseModels(declared: string | undefined): string[] {
+  if (declared === undefined) return Object.keys(EMBEDDED_BASE_MODELS);
+  const names = [...new Set(declared.split(',').map((name) => name.trim()).filter((name) => name !== ''))];
+  if (names.length === 0) throw new Error('TRELLIS_TRAINING_REMOTE_BASE_MODELS must name at least one base model');
+  return names;
 }

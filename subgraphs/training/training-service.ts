@@ -1,6 +1,6 @@
 import type { Principal } from '../../platform/auth/principal.js';
 import { isTeamMember } from '../../platform/auth/principal.js';
-import { ForbiddenError, NotFoundError, ValidationFailedError, type ValidationIssue } from '../../platform/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationFailedError } from '../../platform/errors.js';
 import { validateOrThrow } from '../../platform/validation.js';
 import { decodeCursor, encodeCursor, pageSize, toConnection, type Connection } from '../../platform/graphql/connection.js';
 import {
@@ -9,7 +9,6 @@ import {
   RlJobCreateBody,
   SftJobCreateBody,
   TrajectoryLogBody,
-  type TrajectoryGroup,
 } from './training.schemas.js';
 import type { GraphCaller } from '../../platform/graphql/platform-graph.js';
 import { TRAINING_RUN_KILLED_EVENT } from '../../platform/events/contracts.js';
@@ -53,22 +52,28 @@ export class TrainingService {
   constructor(
     private readonly store: TrainingStore,
     private readonly datasets: SftDatasetResolver,
+    /** The base models this platform's trainer can train (TrainingConfig.trainableBaseModels). */
+    private readonly trainableBaseModels: readonly string[],
   ) {}
 
-  /** Creates a model; with `return_existing` an existing model of that name is returned instead of a 409. */
+  /**
+   * Creates a model; with `return_existing` an existing model of that name is returned instead of a 409. A new model
+   * must be on a base model that can be trained here (400 naming them): accepted, it would only fail later — its
+   * inference answering 404 and its jobs `training_failed`.
+   */
   async createModel(principal: Principal, body: unknown): Promise<ModelRow> {
     const input = validateOrThrow(ModelCreateBody, body);
     const entity = input.entity ?? principal.defaultEntity;
     if (!isTeamMember(principal, entity)) throw new ForbiddenError(`You are not a member of entity "${entity}"`);
     return this.store.transaction(async (trx) => {
-      const created = await this.store.insertModel(trx, {
-        entity,
-        project: input.project,
-        name: input.name,
-        base_model: input.base_model,
-      });
+      const found = await this.store.modelByName(entity, input.project, input.name, trx);
+      if (!found) this.assertTrainable(input.base_model);
+      const created = found
+        ? undefined
+        : await this.store.insertModel(trx, { entity, project: input.project, name: input.name, base_model: input.base_model });
       if (created) return created;
-      const existing = (await this.store.modelByName(entity, input.project, input.name, trx))!;
+      // It existed, or a concurrent request created it first.
+      const existing = found ?? (await this.store.modelByName(entity, input.project, input.name, trx))!;
       if (!input.return_existing) {
         throw new ValidationFailedError([
           { loc: ['body', 'name'], msg: `Model "${entity}/${input.project}/${input.name}" already exists`, type: 'value_error' },
@@ -85,6 +90,14 @@ export class TrainingService {
       }
       return existing;
     });
+  }
+
+  private assertTrainable(baseModel: string): void {
+    if (this.trainableBaseModels.includes(baseModel)) return;
+    throw new BadRequestError(
+      `Base model "${baseModel}" cannot be trained here; the base models that can be trained are: ${this.trainableBaseModels.join(', ')}`,
+      { param: 'base_model' },
+    );
   }
 
   /** The model, when it exists and the caller may see it (404 otherwise, 403 for another team's model). */
@@ -140,8 +153,9 @@ export class TrainingService {
 
   async createRlJob(principal: Principal, body: unknown): Promise<JobRow> {
     const input = validateOrThrow(RlJobCreateBody, body);
+    // Choices may come without logprobs (ART's docs loop does not ask for them): the trainer scores them under the
+    // checkpoint the job starts from, the one the platform served the rollouts with (job/job-runner.ts).
     await this.model(principal, input.model_id);
-    if (!input.experimental_config?.allow_training_without_logprobs) requireLogprobs(input.trajectory_groups);
     return this.store.transaction(async (trx) => {
       const job = await this.store.insertJob(trx, {
         model_id: input.model_id,
@@ -263,29 +277,4 @@ export class TrainingService {
       return { ...job, status: 'CANCELLED', training_end: now };
     });
   }
-}
-
-/**
- * RL trains the sampled completion tokens against the logprobs they were sampled with, so every Choice (an entry
- * of messages_and_choices without a top-level `role`) must carry them, unless the caller allows training without.
- */
-function requireLogprobs(groups: TrajectoryGroup[]): void {
-  const issues: ValidationIssue[] = [];
-  groups.forEach((group, g) => {
-    group.trajectories.forEach((trajectory, t) => {
-      trajectory.messages_and_choices.forEach((entry, i) => {
-        const item = entry as Record<string, unknown>;
-        if ('role' in item) return;
-        const logprobs = item.logprobs as { content?: unknown } | null | undefined;
-        if (!logprobs || !Array.isArray(logprobs.content) || logprobs.content.length === 0) {
-          issues.push({
-            loc: ['body', 'trajectory_groups', g, 'trajectories', t, 'messages_and_choices', i, 'logprobs'],
-            msg: `Trajectory ${t} of group ${g} has a choice without logprobs (set experimental_config.allow_training_without_logprobs to train without them)`,
-            type: 'missing',
-          });
-        }
-      });
-    });
-  });
-  if (issues.length > 0) throw new ValidationFailedError(issues);
 }

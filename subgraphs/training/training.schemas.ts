@@ -90,7 +90,9 @@ export const ExperimentalConfig = Type.Union(
         advantage_balance: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Weight of positive against negative advantages' })),
         kl_penalty_coef: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Coefficient of the KL penalty against the base model' })),
         allow_training_without_logprobs: Type.Optional(
-          Type.Union([Type.Boolean(), Type.Null()], { description: 'Train on choices that carry no sampling logprobs (the current policy stands in)' }),
+          Type.Union([Type.Boolean(), Type.Null()], {
+            description: 'Recorded as sent; choices without sampling logprobs are always trained, scored under the checkpoint the job starts from',
+          }),
         ),
         precalculate_logprobs: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'Compute reference logprobs before training' })),
         importance_sampling_level: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Where importance ratios are taken (token or sequence)' })),
@@ -133,7 +135,16 @@ export const SftJobCreateBody = Type.Object(
           Type.Object(
             {
               batch_size: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1024 }), Type.Null()], { description: 'Examples per optimizer step' })),
-              learning_rate: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()], { description: 'Optimizer learning rate' })),
+              // ART's train_sft_from_file always sends a list (its own schedule, one rate per batch).
+              learning_rate: Type.Optional(
+                Type.Union(
+                  [Type.Number({ exclusiveMinimum: 0 }), Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 100_000 }), Type.Null()],
+                  {
+                    description:
+                      'Optimizer learning rate: a number (the peak of a warmup + cosine schedule) or a list of numbers, one per batch in order (the list must have exactly as many rates as the job trains batches, else the job fails)',
+                  },
+                ),
+              ),
               metric_logging: Type.Optional(Type.Any({ description: 'Where the client logs metrics (recorded, not used)' })),
             },
             { additionalProperties: true, graphqlName: 'SftTrainingConfigInput', graphqlExtra: 'extra', description: 'Fine-tuning settings' },

@@ -119,7 +119,11 @@ export class TrainingJobRunner {
   private async workOf(job: JobRow): Promise<TrainingWork> {
     const request = job.request as Record<string, any>;
     if (job.kind === 'RL') {
-      return { kind: 'RL', trajectoryGroups: request.trajectory_groups as TrajectoryGroup[], config: trainerConfig(request.experimental_config) };
+      // Choices without logprobs are trained, not refused: the trainer scores them under the adapter it starts from —
+      // the job's starting checkpoint, which the platform served the rollouts with (step 0: the base model). ART's
+      // `allow_training_without_logprobs: false` stays recorded on the job as sent.
+      const config = { ...trainerConfig(request.experimental_config), allow_training_without_logprobs: true };
+      return { kind: 'RL', trajectoryGroups: request.trajectory_groups as TrajectoryGroup[], config };
     }
     // The copy of train.jsonl taken when the job was submitted (training trains on what was submitted).
     const dataset = await this.store.jobDataset(job.id);
@@ -177,8 +181,13 @@ export class TrainingJobRunner {
   }
 }
 
-/** The trainer's knobs from ART's configs: numbers and booleans only; unknown fields are ignored by the trainer. */
+/**
+ * The trainer's knobs from ART's configs: numbers, booleans, strings and lists of numbers (SFT's learning rate per
+ * batch); objects are left out, and unknown fields are ignored by the trainer.
+ */
 function trainerConfig(config: unknown): Record<string, unknown> {
   if (!config || typeof config !== 'object') return {};
-  return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null && (typeof value !== 'object')));
+  const isKnob = (value: unknown) =>
+    value !== null && (typeof value !== 'object' || (Array.isArray(value) && value.every((item) => typeof item === 'number')));
+  return Object.fromEntries(Object.entries(config).filter(([, value]) => isKnob(value)));
 }

@@ -223,30 +223,19 @@ describe('training jobs', () => {
     expect(seen).toEqual(['training_started', 'gradient_step', 'gradient_step', 'gradient_step', 'training_ended']);
   });
 
-  it('rejects bad RL input: empty group list, choices without logprobs (naming group and trajectory), unknown model', async () => {
+  it('rejects bad RL input (empty group list, unknown model) and accepts choices without logprobs, which the trainer scores', async () => {
     const model = (await createModel('strict')).body;
     const empty = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: [] });
     expect(empty.status).toBe(422);
     expect(empty.body.detail[0].loc).toEqual(['body', 'trajectory_groups']);
 
+    // ART's docs loop samples without logprobs and sends allow_training_without_logprobs: false (test/e2e/art-client).
     const noLogprobs = await call('POST', '/v1/preview/training-jobs', {
       model_id: model.id,
       trajectory_groups: [{ trajectories: [trajectory(1)] }, { trajectories: [trajectory(1), trajectory(0, false)] }],
+      experimental_config: { allow_training_without_logprobs: false },
     });
-    expect(noLogprobs.status).toBe(422);
-    expect(noLogprobs.body.detail).toEqual([
-      {
-        loc: ['body', 'trajectory_groups', 1, 'trajectories', 1, 'messages_and_choices', 1, 'logprobs'],
-        msg: expect.stringContaining('Trajectory 1 of group 1'),
-        type: 'missing',
-      },
-    ]);
-    const allowed = await call('POST', '/v1/preview/training-jobs', {
-      model_id: model.id,
-      trajectory_groups: [{ trajectories: [trajectory(0, false)] }],
-      experimental_config: { allow_training_without_logprobs: true },
-    });
-    expect(allowed.status).toBe(200);
+    expect(noLogprobs.status).toBe(200);
 
     const unknownModel = await call('POST', '/v1/preview/training-jobs', {
       model_id: '00000000-0000-4000-8000-000000000000',
@@ -255,7 +244,7 @@ describe('training jobs', () => {
     expect(unknownModel.status).toBe(404);
     expect(unknownModel.body.error.param).toBe('model_id');
 
-    // Nothing but the allowed job was queued.
+    // Nothing but the accepted job was queued.
     expect((await call('GET', `/v1/preview/models/${model.id}/training-jobs`)).body.data).toHaveLength(1);
   });
 
