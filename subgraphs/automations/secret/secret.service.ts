@@ -5,6 +5,7 @@ import { SecretNameSchema, SecretValueSchema } from '../automations.schemas.js';
 import type { AutomationsStore, SecretRow, WebhookRow } from '../store.js';
 import type { SecretBox } from './secret-box.js';
 import { SecretRedactor } from './redaction.js';
+import { signingSecretProblem, signingSecretTexts } from './signing-secret.js';
 
 export interface NamedSecret {
   name: string;
@@ -71,6 +72,8 @@ export class SecretService {
     if (name === ACCESS_TOKEN_VARIABLE || (EVENT_VARIABLES as readonly string[]).includes(name)) {
       throw new ValidationFailedError([{ loc: ['name'], msg: `"${name}" is a payload variable name; choose another secret name`, type: 'value_error' }]);
     }
+    const problem = signingSecretProblem(value);
+    if (problem) throw new ValidationFailedError([{ loc: ['value'], msg: problem, type: 'value_error' }], problem);
   }
 }
 
@@ -96,7 +99,8 @@ export function credentialVariables(credentials: WebhookCredentials): Record<str
 export function redactorFor(credentials: WebhookCredentials): SecretRedactor {
   let redactor = redactors.get(credentials);
   if (!redactor) {
-    redactor = new SecretRedactor([credentials.accessToken?.value, credentials.signingSecret?.value].filter((value): value is string => !!value));
+    const signing = credentials.signingSecret ? signingSecretTexts(credentials.signingSecret.value) : [];
+    redactor = new SecretRedactor([credentials.accessToken?.value, ...signing].filter((value): value is string => !!value));
     redactors.set(credentials, redactor);
   }
   return redactor;

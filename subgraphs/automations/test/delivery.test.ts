@@ -1,7 +1,9 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
-import { Receiver } from './receiver.js';
+import { Receiver, type ReceivedRequest } from './receiver.js';
 import { createAutomation, createSecret, createVersion, createWebhook, deliveries, eventually, ok, TEST_ENV } from './helpers.js';
 
 let platform: TestPlatform;
@@ -71,6 +73,51 @@ describe('webhook delivery', () => {
     });
     expect(body.version).toMatchObject({ id: version.id, name: 'signed-data:v0', metadata: { accuracy: 0.9 } });
     expect(Object.keys(body)).toHaveLength(13);
+  });
+
+  it('signs webhook-signature so the Standard Webhooks libraries (standardwebhooks, svix) verify it with the secret as written', async () => {
+    // The Standard Webhooks format: whsec_ then base64 of random bytes; the libraries' HMAC key is those bytes.
+    const standard = `whsec_${randomBytes(32).toString('base64')}`;
+    await createSecret(platform, 'trellis', 'STANDARD_KEY', standard);
+    const standardHook = await createWebhook(platform, { name: 'standard', endpointUrl: receiver.url('/standard'), signingSecret: 'STANDARD_KEY' });
+    // A secret stored before the format (any other text) keeps its key, its text's bytes: written whsec_ + base64
+    // of the text, the libraries verify it too.
+    const legacyHook = await createWebhook(platform, { name: 'legacy', endpointUrl: receiver.url('/legacy'), signingSecret: 'SIGNING_KEY' });
+    const automationIds: string[] = [];
+    for (const [name, webhookId] of [['standard', standardHook], ['legacy', legacyHook]]) {
+      automationIds.push(await createAutomation(platform, { name: `sw-${name}`, event: { type: 'ADD_ARTIFACT_TAG', tagRegex: '^standard-webhooks$' }, webhookId, payload: '{"tag":"${tag}","v":"${artifact_version}"}' }));
+    }
+    // A receiver that echoes the key as the libraries see it (the base64 after whsec_) does not put it in the history.
+    receiver.responder = (request) => (request.path === '/standard' ? { status: 200, body: `key ${standard.slice('whsec_'.length)}` } : { status: 200, body: 'ok' });
+    await createVersion(platform, { collection: 'standard-webhooks', tags: ['standard-webhooks'], metadata: { note: 'ünïcode "quoted"' } });
+
+    const headersOf = (request: ReceivedRequest) => Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+    const [signed] = await receiver.waitFor(1, (r) => r.path === '/standard');
+    expect(new StandardWebhook(standard).verify(signed!.body, headersOf(signed!))).toMatchObject({ tag: 'standard-webhooks' });
+    expect(() => new SvixWebhook(standard).verify(signed!.body, headersOf(signed!))).not.toThrow();
+    // A body changed in transit does not verify.
+    expect(() => new StandardWebhook(standard).verify(signed!.body.replace('standard', 'Standard'), headersOf(signed!))).toThrow(/No matching signature/);
+    // X-Service-Signature stays keyed with the secret's text, as before (GitHub-style receivers).
+    expect(signed!.headers['x-service-signature']).toBe(createHmac('sha256', standard).update(signed!.body).digest('hex'));
+
+    const [legacy] = await receiver.waitFor(1, (r) => r.path === '/legacy');
+    const legacyAsStandard = `whsec_${Buffer.from(SIGNING, 'utf8').toString('base64')}`;
+    expect(new StandardWebhook(legacyAsStandard).verify(legacy!.body, headersOf(legacy!))).toMatchObject({ tag: 'standard-webhooks' });
+    expect(() => new SvixWebhook(legacyAsStandard).verify(legacy!.body, headersOf(legacy!))).not.toThrow();
+    expect(legacy!.headers['x-service-signature']).toBe(createHmac('sha256', SIGNING).update(legacy!.body).digest('hex'));
+    const [delivery] = await eventually(async () => {
+      const rows = await deliveries(platform, automationIds[0]!);
+      return rows[0]?.status === 'SUCCEEDED' ? rows : undefined;
+    });
+    expect(delivery.attempts[0].responseBody).toBe('key [redacted]');
+    receiver.responder = () => ({ status: 200, body: 'ok' });
+
+    // A value that claims the format but that the libraries could not decode is refused, and nothing is stored.
+    const refused = await platform.graphql(`mutation { createSecret(team: "trellis", name: "BAD_STANDARD", value: "whsec_not base64!") { name } }`);
+    expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED', field: ['value'] });
+    expect(refused.body.errors?.[0].message).toMatch(/Standard Webhooks signing secret/);
+    const names = await ok(platform, `{ secrets(team: "trellis") { name } }`);
+    expect(names.secrets.map((secret: any) => secret.name)).not.toContain('BAD_STANDARD');
   });
 
   it('retries 503 with backoff and succeeds on the third attempt, with the same delivery id every time', async () => {
