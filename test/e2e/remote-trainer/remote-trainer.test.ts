@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../support/platform.js';
 
@@ -19,7 +20,14 @@ beforeAll(async () => {
   // The test worker trains on its own main thread, so under a loaded CI machine its heartbeats can be seconds
   // apart; 1.5 s declared live workers dead there. 5 s still shows a silent lease holder losing its job.
   platform = await startTestPlatform({
-    env: { TRELLIS_TRAINING_BACKEND: 'remote', TRELLIS_TRAINING_CONCURRENCY: '4', TRELLIS_TRAINING_HEARTBEAT_MS: '200', TRELLIS_TRAINING_STALE_AFTER_MS: '5000' },
+    env: {
+      TRELLIS_TRAINING_BACKEND: 'remote',
+      TRELLIS_TRAINING_CONCURRENCY: '4',
+      TRELLIS_TRAINING_HEARTBEAT_MS: '200',
+      TRELLIS_TRAINING_STALE_AFTER_MS: '5000',
+      // What the operator declares its remote workers train.
+      TRELLIS_TRAINING_REMOTE_BASE_MODELS: 'trellis-tiny, acme/gpu-model',
+    },
   });
 });
 afterAll(async () => {
@@ -111,6 +119,33 @@ describe('remote trainer protocol', () => {
     const second = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: await sampledGroups('wandb-artifact:///trellis/remote/remote-model') });
     expect((await eventsUntilEnd(second.body.id)).at(-1).type).toBe('training_ended');
     expect((await call('GET', `/v1/preview/models/${model.id}/checkpoints`)).body.data.map((c: { step: number }) => c.step)).toEqual([1, 2]);
+  });
+
+  it('accepts models only on the base models the remote workers are declared to train', async () => {
+    const declared = await call('POST', '/v1/preview/models', { entity: null, project: 'remote', name: 'on-gpu', base_model: 'acme/gpu-model', return_existing: true });
+    expect(declared.status).toBe(200);
+    const refused = await call('POST', '/v1/preview/models', { entity: null, project: 'remote', name: 'on-qwen', base_model: 'OpenPipe/Qwen3-14B-Instruct', return_existing: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ param: 'base_model', message: expect.stringContaining('trellis-tiny, acme/gpu-model') });
+  });
+
+  it('hands a worker RL choices without logprobs, flagged to be scored under the assignment\'s adapter, and it trains them', async () => {
+    worker ??= startWorker('live'); // started by the test above when the file runs whole
+    const model = (await call('POST', '/v1/preview/models', { entity: null, project: 'remote', name: 'remote-unscored', base_model: 'trellis-tiny', return_existing: true })).body;
+    const messages = [{ role: 'user', content: 'Name a lake.' }];
+    const { body } = await call('POST', '/v1/chat/completions', { model: 'wandb-artifact:///trellis/remote/remote-unscored:step0', messages, n: 3, max_tokens: 6, seed: 5 });
+    const groups = [{ trajectories: body.choices.map((choice: unknown, i: number) => ({ messages_and_choices: [...messages, choice], reward: i })) }];
+    expect(groups[0]!.trajectories[0].messages_and_choices[1].logprobs).toBeNull();
+    const job = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: groups, experimental_config: { allow_training_without_logprobs: false } });
+    expect(job.status).toBe(200);
+    const events = await eventsUntilEnd(job.body.id);
+    expect(events.map((event: { type: string }) => event.type)).toEqual(['training_started', 'gradient_step', 'training_ended']);
+    expect(Number.isFinite(events[1].data.loss)).toBe(true);
+    expect((await call('GET', `/v1/preview/models/${model.id}/checkpoints`)).body.data.map((c: { step: number }) => c.step)).toEqual([1]);
+    // What the worker leased: the choices as sent, and the flag that tells it to score them itself.
+    const { rows } = await sql<{ work: any }>`select work from training.remote_assignments where job_id = ${job.body.id}`.execute(platform.db.root);
+    expect(rows[0]!.work.config).toMatchObject({ allow_training_without_logprobs: true });
+    expect(rows[0]!.work.trajectory_groups[0].trajectories[0].messages_and_choices[1].logprobs).toBeNull();
   });
 
   it('a job the remote worker fails ends with its message', async () => {
