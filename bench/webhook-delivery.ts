@@ -140,11 +140,23 @@ async function main() {
   await services.secrets.create('bench', 'TOKEN', 'bench-access-token-0123456789');
   const webhook = await services.webhooks.create({ team: 'bench', name: 'receiver', endpointUrl: receiver.url, accessTokenSecret: 'TOKEN', signingSecret: 'SIGNING' });
   const payload = '{"seq":"${artifact_collection_name}","tag":"${tag}","author":"${event_author}","version":"${artifact_version}"}';
+  // Written straight into the automations tables: createAutomation asks identity (through the gateway) whether
+  // project bench/p exists, and this bench runs neither.
   const automation = (name: string, tagRegex: string) =>
-    services.automations.create(
-      { entity: 'bench', scopeKind: 'PROJECT', scopeName: 'p', name, event: { type: 'ADD_ARTIFACT_TAG', tagRegex }, webhookId: webhook.id, payload },
-      'bench',
-    );
+    services.store.insertAutomation({
+      team: 'bench',
+      name,
+      description: null,
+      scope_kind: 'PROJECT',
+      scope_name: 'p',
+      event_type: 'ADD_ARTIFACT_TAG',
+      event_filter: { type: 'ADD_ARTIFACT_TAG', tagRegex },
+      run_filter: { user: null, runNameRegex: null },
+      webhook_id: webhook.id,
+      payload_template: payload,
+      enabled: true,
+      created_by: 'bench',
+    });
   await automation('latency', '^lat$');
   for (let i = 0; i < FANOUT; i++) await automation(`fanout-${i}`, '^tp$');
 

@@ -3,6 +3,8 @@ import pg from 'pg';
 import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
+import { UnavailableGraph } from '../../platform/graphql/platform-graph.js';
+import { AutomationScopes } from './automation/automation-scope.js';
 import { AutomationResolver } from './automation/automation.resolver.js';
 import { AutomationService } from './automation/automation.service.js';
 import { loadAutomationsConfig } from './config.js';
@@ -31,7 +33,7 @@ export const automationsSubgraph = defineSubgraph<AutomationsServices>({
   migrations: automationsMigrations,
   resolvers: [AutomationsTeamResolver, SecretResolver, WebhookResolver, AutomationResolver, DeliveryResolver, SubscriptionResolver, RecentEventsResolver],
   orphanedTypes: [Team],
-  createServices: async ({ store, db, config: platformConfig, logger }) => {
+  createServices: async ({ store, db, config: platformConfig, logger, graph }) => {
     await migrateEvents(db.root);
     const config = loadAutomationsConfig(platformConfig);
     // The engine's and workers' bookkeeping commits without waiting for the WAL flush (see relaxedTransaction).
@@ -52,7 +54,8 @@ export const automationsSubgraph = defineSubgraph<AutomationsServices>({
       store: automationsStore,
       secrets,
       webhooks: new WebhookService(automationsStore, secrets, client),
-      automations: new AutomationService(automationsStore),
+      // An automation's project or registry is asked of its owner through the graph, as the caller.
+      automations: new AutomationService(automationsStore, new AutomationScopes(graph ?? new UnavailableGraph())),
       deliveries: new DeliveryService(automationsStore, config.maxAttempts),
       events: new PlatformEventStream(db.root, connectionString, logger),
       listener: new NotificationListener(connectionString, logger),

@@ -2,6 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } fro
 import { requirePrincipal, requireProjectAdmin, requireRegistryAdmin, requireTeamMember } from '../../../platform/auth/authorize.js';
 import { NotFoundError } from '../../../platform/errors.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
+import type { GraphCaller } from '../../../platform/graphql/platform-graph.js';
 import { decodeCursor, encodeCursor, pageSize, pagingDescriptions, toConnection, type Connection, type PageLimits } from '../../../platform/graphql/connection.js';
 import { DELIVERY_PAGING, deliveryPage } from '../delivery/delivery-pages.js';
 import { DeliveryConnection, type Delivery } from '../delivery/delivery.type.js';
@@ -19,6 +20,11 @@ const isName = (value: unknown): value is string => typeof value === 'string' &&
 export function requireScopeAdmin(context: GraphQLContext, automation: { team: string; scope_kind: string; scope_name: string }): void {
   if (automation.scope_kind === 'REGISTRY') requireRegistryAdmin(context, automation.team, automation.scope_name);
   else requireProjectAdmin(context, automation.team, automation.scope_name);
+}
+
+/** The caller as the platform graph runs operations for it (the scope's existence is asked as the caller). */
+function callerOf(context: GraphQLContext): GraphCaller {
+  return { principal: requirePrincipal(context), requestId: context.requestId, ...(context.signal ? { signal: context.signal } : {}) };
 }
 
 @Resolver(() => Automation)
@@ -52,7 +58,7 @@ export class AutomationResolver {
   async createAutomation(@Arg('input', () => CreateAutomationInput, { description: 'The automation' }) input: CreateAutomationInput, @Ctx() context: GraphQLContext): Promise<Automation> {
     requireScopeAdmin(context, { team: input.entity, scope_kind: input.scopeKind, scope_name: input.scopeName });
     const plain = JSON.parse(JSON.stringify(input)) as typeof input;
-    return toAutomation(await this.services.automations.create(plain as never, requirePrincipal(context).username));
+    return toAutomation(await this.services.automations.create(plain as never, callerOf(context)));
   }
 
   @Mutation(() => Automation, {
@@ -67,7 +73,7 @@ export class AutomationResolver {
     const row = await this.adminAutomation(id, context);
     requireScopeAdmin(context, { team: input.entity, scope_kind: input.scopeKind, scope_name: input.scopeName });
     const plain = JSON.parse(JSON.stringify(input)) as typeof input;
-    return toAutomation(await this.services.automations.update(row, plain as never));
+    return toAutomation(await this.services.automations.update(row, plain as never, callerOf(context)));
   }
 
   @Mutation(() => Automation, { description: 'Pause (false) or resume (true) an automation' })

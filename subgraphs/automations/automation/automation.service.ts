@@ -8,6 +8,8 @@ import {
   type RunFilter,
 } from '../automations.schemas.js';
 import type { AutomationDefinition, AutomationRow, AutomationsStore } from '../store.js';
+import type { GraphCaller } from '../../../platform/graphql/platform-graph.js';
+import type { AutomationScopes } from './automation-scope.js';
 import { ACCESS_TOKEN_VARIABLE, validateTemplate } from './payload-template.js';
 import { compileUserRegex, InvalidUserRegexError } from './user-regex.js';
 
@@ -15,11 +17,16 @@ const RUN_EVENTS = ['RUN_METRIC', 'RUN_METRIC_CHANGE', 'RUN_STATE'];
 
 /** Automation definitions: what to watch, where, and which webhook to call with which payload. */
 export class AutomationService {
-  constructor(private readonly store: AutomationsStore) {}
+  constructor(
+    private readonly store: AutomationsStore,
+    private readonly scopes: AutomationScopes,
+  ) {}
 
-  async create(input: CreateAutomation, author: string): Promise<AutomationRow> {
+  /** Stores an active automation; its project or registry must exist for `caller` (NOT_FOUND otherwise, nothing stored). */
+  async create(input: CreateAutomation, caller: GraphCaller): Promise<AutomationRow> {
+    const checked = await this.checked(input, caller);
     return this.store.transaction(async (store) => {
-      const row = await store.insertAutomation({ ...(await definition(store, input)), created_by: author });
+      const row = await store.insertAutomation({ ...(await definition(store, input, checked)), created_by: caller.principal.username });
       if (!row) throw new ConflictError(`Automation "${input.name}" already exists in team "${input.entity}"`);
       return row;
     });
@@ -29,19 +36,31 @@ export class AutomationService {
    * Replaces an automation's definition with `input` (checked exactly as createAutomation checks it, in the same
    * team); its id, creator, creation time and delivery history stay.
    */
-  async update(automation: AutomationRow, input: CreateAutomation): Promise<AutomationRow> {
+  async update(automation: AutomationRow, input: CreateAutomation, caller: GraphCaller): Promise<AutomationRow> {
     if (input.entity !== automation.team) {
       throw new ValidationFailedError(
         [{ loc: ['input', 'entity'], msg: `An automation stays in its team ("${automation.team}")`, type: 'value_error' }],
         `An automation stays in its team ("${automation.team}")`,
       );
     }
+    const checked = await this.checked(input, caller);
     return this.store.transaction(async (store) => {
-      const values = await definition(store, input);
+      const values = await definition(store, input, checked);
       const clash = await store.automationNamed(automation.team, input.name);
       if (clash && clash.id !== automation.id) throw new ConflictError(`Automation "${input.name}" already exists in team "${input.entity}"`);
       return (await store.updateAutomation(automation.id, values))!;
     });
+  }
+
+  /**
+   * The input's own checks first (a bad value is BAD_USER_INPUT whatever the scope), then the scope's existence,
+   * asked of its owner through the graph before any transaction is open. The webhook and template are checked
+   * against what is stored, in the writing transaction.
+   */
+  private async checked(input: CreateAutomation, caller: GraphCaller): Promise<ReturnType<typeof checkedInput>> {
+    const checked = checkedInput(input);
+    await this.scopes.requireVisible(input, caller);
+    return checked;
   }
 
   get(id: string): Promise<AutomationRow | undefined> {
@@ -63,14 +82,19 @@ export class AutomationService {
   }
 }
 
-/** The stored form of an automation definition, after every creation-time check (schema, event, webhook, template). */
-async function definition(store: AutomationsStore, input: CreateAutomation): Promise<AutomationDefinition> {
+/** The checks of an automation's input that need nothing stored (schema, event, run filter), with the defaults filled. */
+function checkedInput(input: CreateAutomation): { event: AutomationEvent; runFilter: RunFilter } {
   validateOrThrow(CreateAutomationSchema, input, 'input');
   const event = normalizeEvent(input.event);
   const runFilter: RunFilter = { user: input.runFilter?.user ?? null, runNameRegex: input.runFilter?.runNameRegex ?? null };
   const issues = checkEvent(input.scopeKind, event, runFilter);
   if (issues.length) throw new ValidationFailedError(issues, issues[0]!.msg);
+  return { event, runFilter };
+}
 
+/** The stored form of an automation definition, after the checks against what is stored (webhook, template). */
+async function definition(store: AutomationsStore, input: CreateAutomation, checked: { event: AutomationEvent; runFilter: RunFilter }): Promise<AutomationDefinition> {
+  const { event, runFilter } = checked;
   const webhook = await store.webhook(input.webhookId);
   if (!webhook || webhook.team !== input.entity) throw new NotFoundError(`Webhook ${input.webhookId} not found in team "${input.entity}"`);
   const secretNames = new Set<string>();

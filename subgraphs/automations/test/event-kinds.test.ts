@@ -198,6 +198,49 @@ describe('automation configuration', () => {
     expect(allowed.createAutomation).toEqual({ state: 'ACTIVE', createdBy: 'member' });
   });
 
+  it('answers NOT_FOUND at input.scopeName for a project or registry that does not exist, or that the caller cannot see, and stores nothing', async () => {
+    const webhookId = await hook('scopes');
+    const create = async (scopeKind: 'PROJECT' | 'REGISTRY', scopeName: string, name: string, key?: string) => {
+      const { body } = await platform.graphql(
+        `mutation($input: CreateAutomationInput!) { createAutomation(input: $input) { id state } }`,
+        { input: { entity: 'trellis', scopeKind, scopeName, name, event: { type: scopeKind === 'PROJECT' ? 'CREATE_ARTIFACT' : 'LINK_ARTIFACT' }, webhookId, payload: '{}' } },
+        key,
+      );
+      return body;
+    };
+    const notFound = (body: any) => {
+      expect(body.data).toBeNull();
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors[0].extensions).toEqual({ code: 'NOT_FOUND', status: 404, field: ['input', 'scopeName'] });
+      return body.errors[0].message as string;
+    };
+    // A team admin: a missing project or registry of the team.
+    expect(notFound(await create('PROJECT', 'no-such-project', 'missing-project'))).toMatch(/project "trellis\/no-such-project"/);
+    expect(notFound(await create('REGISTRY', 'no-such-registry', 'missing-registry'))).toMatch(/registry "trellis\/no-such-registry"/);
+
+    // An admin of a project and of a registry of a team they are not a member of may not see them: the answer is
+    // the one a missing scope gets, so it does not tell which exist.
+    const outsider = await platform.createUser('outsider');
+    for (const [kind, name] of [['Project', 'default'], ['Project', 'ghost'], ['Registry', 'models'], ['Registry', 'ghost']] as const) {
+      await ok(platform, `mutation { grant${kind}Admin(entity: "trellis", ${kind.toLowerCase()}: "${name}", username: "outsider") }`);
+    }
+    const hidden = {
+      project: notFound(await create('PROJECT', 'default', 'hidden-project', outsider.key)),
+      missingProject: notFound(await create('PROJECT', 'ghost', 'ghost-project', outsider.key)),
+      registry: notFound(await create('REGISTRY', 'models', 'hidden-registry', outsider.key)),
+      missingRegistry: notFound(await create('REGISTRY', 'ghost', 'ghost-registry', outsider.key)),
+    };
+    expect(hidden.project.replace('default', 'ghost')).toBe(hidden.missingProject);
+    expect(hidden.registry.replace('models', 'ghost')).toBe(hidden.missingRegistry);
+
+    const stored = await ok(platform, `{ automations(entity: "trellis", first: 500) { nodes { name } } }`);
+    const names = stored.automations.nodes.map((a: any) => a.name);
+    for (const name of ['missing-project', 'missing-registry', 'hidden-project', 'ghost-project', 'hidden-registry', 'ghost-registry']) expect(names).not.toContain(name);
+    // The scopes that exist and that the caller can see still take automations.
+    expect((await create('PROJECT', 'default', 'visible-project')).data.createAutomation.state).toBe('ACTIVE');
+    expect((await create('REGISTRY', 'models', 'visible-registry')).data.createAutomation.state).toBe('ACTIVE');
+  });
+
   it('rejects invalid regexes, unknown variables, events a registry cannot watch and missing event fields, with clear messages', async () => {
     const webhookId = await hook('invalid');
     const attempt = async (input: Record<string, unknown>) => {

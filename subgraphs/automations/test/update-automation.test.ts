@@ -47,6 +47,8 @@ describe('updateAutomation', () => {
     expect(clash.body.errors[0].extensions.code).toBe('CONFLICT');
     const moved = await platform.graphql(UPDATE, { id, input: { ...base, entity: 'elsewhere', name: 'after', event: { type: 'CREATE_ARTIFACT' }, payload: '{}' } });
     expect(moved.body.errors[0].extensions.code).toMatch(/BAD_USER_INPUT|FORBIDDEN/);
+    const missing = await platform.graphql(UPDATE, { id, input: { ...base, scopeName: 'no-such-project', name: 'after', event: { type: 'CREATE_ARTIFACT' }, payload: '{}' } });
+    expect(missing.body.errors[0].extensions).toEqual({ code: 'NOT_FOUND', status: 404, field: ['input', 'scopeName'] });
     const unchanged = await ok(platform, `query($id: ID!) { automation(id: $id) { name payload } }`, { id });
     expect(unchanged.automation).toEqual({ name: 'after', payload: '{"v": 2, "tag": "${tag}"}' });
   });

@@ -25,23 +25,26 @@ beforeAll(async () => {
   const databaseUrl = await createTestDatabase();
   receiver = await new Receiver().start();
   const common = { ...TEST_ENV, DATABASE_URL: databaseUrl, TRELLIS_INTERNAL_SECRET: secret, HOST: '127.0.0.1', TRELLIS_BOOTSTRAP_API_KEY: ADMIN_KEY };
+  const gatewayPort = await freePort();
+  // Automations asks identity and the registry (through the gateway, as the caller) whether an automation's scope exists.
+  const graphFor: Record<string, Record<string, string>> = { automations: { TRELLIS_GATEWAY_URL: `http://127.0.0.1:${gatewayPort}/graphql` } };
   for (const subgraph of SUBGRAPHS) {
-    const port = await freePort();
-    const service = spawnEntry('server/serve-subgraph.ts', [subgraph.name], { ...common, PORT: String(port) });
+    let port = await freePort();
+    while (port === gatewayPort) port = await freePort();
+    const service = spawnEntry('server/serve-subgraph.ts', [subgraph.name], { ...common, ...graphFor[subgraph.name], PORT: String(port) });
     processes.push(service);
     subgraphUrls[subgraph.name] = `http://127.0.0.1:${port}/graphql`;
   }
   await Promise.all(
     SUBGRAPHS.map((subgraph, index) => waitForHttp(subgraphUrls[subgraph.name]!.replace('/graphql', '/healthz'), processes[index]!, 90_000)),
   );
-  const port = await freePort();
   const gateway = spawnEntry('server/main.ts', [], {
     ...common,
-    PORT: String(port),
+    PORT: String(gatewayPort),
     TRELLIS_SUBGRAPH_URLS: Object.entries(subgraphUrls).map(([name, url]) => `${name}=${url}`).join(','),
   });
   processes.push(gateway);
-  gatewayUrl = `http://127.0.0.1:${port}`;
+  gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitForHttp(`${gatewayUrl}/healthz`, gateway, 90_000);
 }, 180_000);
 
