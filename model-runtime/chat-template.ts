@@ -6,7 +6,8 @@
 import { InvalidRequestError } from './errors.js';
 import { SPECIAL_TOKENS, encodeText } from './tokenizer.js';
 
-export type ChatRole = 'system' | 'user' | 'assistant';
+/** `developer` is OpenAI's newer name for `system`: it is formatted as a system turn. */
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant';
 
 export interface ChatMessage {
   role: ChatRole;
@@ -18,6 +19,7 @@ export type ToolDefinition = Record<string, unknown>;
 
 const ROLE_TOKENS: Record<ChatRole, number> = {
   system: SPECIAL_TOKENS.system,
+  developer: SPECIAL_TOKENS.system,
   user: SPECIAL_TOKENS.user,
   assistant: SPECIAL_TOKENS.assistant,
 };
@@ -25,8 +27,8 @@ const ROLE_TOKENS: Record<ChatRole, number> = {
 export function validateMessages(messages: unknown): asserts messages is ChatMessage[] {
   if (!Array.isArray(messages)) throw new InvalidRequestError('messages must be an array');
   messages.forEach((m, i) => {
-    if (!m || typeof m !== 'object' || !(m.role in ROLE_TOKENS)) {
-      throw new InvalidRequestError(`messages[${i}].role must be system, user or assistant`);
+    if (!m || typeof m !== 'object' || !Object.hasOwn(ROLE_TOKENS, m.role)) {
+      throw new InvalidRequestError(`messages[${i}].role must be system, developer, user or assistant`);
     }
     if (typeof m.content !== 'string') throw new InvalidRequestError(`messages[${i}].content must be a string`);
   });
@@ -39,7 +41,7 @@ export function encodeMessage(message: ChatMessage): number[] {
 function withTools(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): readonly ChatMessage[] {
   if (!tools || tools.length === 0) return messages;
   const toolText = `Tools: ${JSON.stringify(tools)}`;
-  if (messages[0]?.role === 'system') {
+  if (messages[0]?.role === 'system' || messages[0]?.role === 'developer') {
     return [{ role: 'system', content: `${messages[0].content}\n${toolText}` }, ...messages.slice(1)];
   }
   return [{ role: 'system', content: toolText }, ...messages];

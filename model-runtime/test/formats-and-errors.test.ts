@@ -20,6 +20,12 @@ describe('byte tokenizer and chat template', () => {
     expect(countTokens([{ role: 'user', content: 'hi' }])).toBe(6);
   });
 
+  it('formats developer messages (OpenAI\'s newer name for system) as system turns', () => {
+    const asDeveloper = encodeChatPrompt([{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'hi' }]);
+    expect(asDeveloper).toEqual(encodeChatPrompt([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }]));
+    expect(asDeveloper[1]).toBe(SPECIAL_TOKENS.system);
+  });
+
   it('masks only assistant content and its end token for training', () => {
     const { tokens, trainMask } = encodeChatForTraining([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'bc' }]);
     const trained = tokens.filter((_, i) => trainMask[i]);
