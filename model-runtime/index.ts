@@ -14,6 +14,7 @@ export {
 } from './lora-adapter.js';
 export { type ChatMessage, type ChatRole, type ToolDefinition, countTokens, encodeChatPrompt } from './chat-template.js';
 export { SPECIAL_TOKENS, decodeTokens, encodeText } from './tokenizer.js';
+export { type EmbedRequest, type EmbedResult, embed } from './embed.js';
 export {
   type GenerateRequest, type GenerationChoice, type GenerationResult, type TokenEvent, type TokenListener, type TokenLogprob,
   generate, generateSync,
@@ -24,4 +25,4 @@ export { type OpenAIChoice, type OpenAIMessage, type Trajectory, type Trajectory
 export { parseSafetensors, serializeSafetensors } from './safetensors.js';
 export { DEFAULT_MODEL_DIR } from './default-model.js';
 export { GenerationWorkerPool, type GenerationWorkerPoolOptions, runTrainingInWorker } from './worker-pool.js';
-export type { AdapterBytes, WorkerGenerateRequest, WorkerTrainingJob } from './worker-protocol.js';
+export type { AdapterBytes, WorkerEmbedRequest, WorkerGenerateRequest, WorkerTrainingJob } from './worker-protocol.js';

@@ -4,6 +4,7 @@
  * async and yield between tokens/steps, so a 'cancel' message is seen promptly.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { embed } from './embed.js';
 import { generate } from './generate.js';
 import { type LoraAdapter, loadAdapter, saveAdapter } from './lora-adapter.js';
 import { loadModel } from './model.js';
@@ -47,6 +48,8 @@ async function handle(message: ToWorker): Promise<void> {
         message.stream ? (event) => post({ type: 'token', id: message.id, event }) : undefined,
       );
       post({ type: 'generated', id: message.id, result });
+    } else if (message.type === 'embed') {
+      post({ type: 'embedded', id: message.id, result: await embed(model, { ...message.request, signal: controller.signal }) });
     } else {
       const job = message.job;
       const onStep = (metrics: SftStepMetrics | RlStepMetrics) => post({ type: 'step', id: message.id, metrics });

@@ -6,18 +6,22 @@
 import type { Worker } from 'node:worker_threads';
 import { OperationCancelledError } from './errors.js';
 import type { AdapterFiles } from './lora-adapter.js';
+import type { EmbedResult } from './embed.js';
 import type { GenerationResult, TokenListener } from './generate.js';
 import type { ModelSource } from './model.js';
 import type { RlStepMetrics } from './rl-trainer.js';
 import type { SftStepMetrics } from './sft-trainer.js';
 import { startRuntimeWorker } from './start-runtime-worker.js';
 import {
-  type FromWorker, type ToWorker, type WorkerGenerateRequest, type WorkerInit, type WorkerTrainingJob, deserializeError, toAdapterFiles,
+  type FromWorker, type ToWorker, type WorkerEmbedRequest, type WorkerGenerateRequest, type WorkerInit, type WorkerTrainingJob, deserializeError, toAdapterFiles,
 } from './worker-protocol.js';
 
 type JobMessage =
   | { type: 'generate'; request: WorkerGenerateRequest; stream: boolean }
+  | { type: 'embed'; request: WorkerEmbedRequest }
   | { type: 'train'; job: WorkerTrainingJob };
+
+const OPERATION_NAMES: Record<JobMessage['type'], string> = { generate: 'generation', embed: 'embedding', train: 'training' };
 
 interface PendingJob {
   onMessage(message: FromWorker): void;
@@ -64,14 +68,14 @@ class RuntimeWorker {
   run<T>(message: JobMessage, signal: AbortSignal | undefined, onEvent: (m: FromWorker) => void, done: (m: FromWorker) => T | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.failure) return reject(this.failure);
-      if (signal?.aborted) return reject(new OperationCancelledError(message.type === 'generate' ? 'generation' : 'training'));
+      if (signal?.aborted) return reject(new OperationCancelledError(OPERATION_NAMES[message.type]));
       const id = this.nextId++;
       // An abort settles the caller's promise at once, like fetch's: the worker may already have finished (a short
       // generation can be done before the cancel reaches it), and its answer is then ignored. The job stays counted
       // as busy until the worker's last message for it.
       const onAbort = () => {
         this.worker.postMessage({ type: 'cancel', id } satisfies ToWorker);
-        reject(new OperationCancelledError(message.type === 'generate' ? 'generation' : 'training'));
+        reject(new OperationCancelledError(OPERATION_NAMES[message.type]));
       };
       const finish = () => {
         this.jobs.delete(id);
@@ -135,6 +139,19 @@ export class GenerationWorkerPool {
       signal,
       (m) => { if (m.type === 'token') onToken?.(m.event); },
       (m) => (m.type === 'generated' ? m.result : undefined),
+    );
+  }
+
+  /** Embeddings of the inputs (see embed.ts), on the least-busy worker. */
+  async embed(request: WorkerEmbedRequest & { signal?: AbortSignal }): Promise<EmbedResult> {
+    const { signal, ...rest } = request;
+    const index = this.pickWorker();
+    await this.workers[index].ready;
+    return this.workers[index].run<EmbedResult>(
+      { type: 'embed', request: rest },
+      signal,
+      () => undefined,
+      (m) => (m.type === 'embedded' ? m.result : undefined),
     );
   }
 

@@ -1,5 +1,6 @@
 /** Messages between the main thread and runtime workers (structured-clone friendly: no class instances). */
 import type { AdapterFiles } from './lora-adapter.js';
+import type { EmbedRequest, EmbedResult } from './embed.js';
 import type { GenerateRequest, GenerationResult, TokenEvent } from './generate.js';
 import type { ModelSource } from './model.js';
 import type { RlConfig, RlStepMetrics } from './rl-trainer.js';
@@ -19,6 +20,8 @@ export interface AdapterBytes {
 
 export type WorkerGenerateRequest = Omit<GenerateRequest, 'adapter' | 'signal'> & { adapter?: AdapterBytes | null };
 
+export type WorkerEmbedRequest = Omit<EmbedRequest, 'signal'>;
+
 export type WorkerTrainingJob =
   | { kind: 'sft'; adapter?: AdapterBytes | null; examples: SftExample[]; config?: SftConfig }
   | { kind: 'rl'; adapter?: AdapterBytes | null; trajectoryGroups: TrajectoryGroup[]; config?: RlConfig };
@@ -29,6 +32,7 @@ export interface WorkerInit {
 
 export type ToWorker =
   | { type: 'generate'; id: number; request: WorkerGenerateRequest; stream: boolean }
+  | { type: 'embed'; id: number; request: WorkerEmbedRequest }
   | { type: 'train'; id: number; job: WorkerTrainingJob }
   | { type: 'cancel'; id: number };
 
@@ -37,6 +41,7 @@ export type FromWorker =
   | { type: 'token'; id: number; event: TokenEvent }
   | { type: 'step'; id: number; metrics: SftStepMetrics | RlStepMetrics }
   | { type: 'generated'; id: number; result: GenerationResult }
+  | { type: 'embedded'; id: number; result: EmbedResult }
   | { type: 'trained'; id: number; files: { 'adapter_config.json': Uint8Array; 'adapter_model.safetensors': Uint8Array } }
   | { type: 'error'; id: number; error: SerializedError };
 
