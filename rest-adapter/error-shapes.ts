@@ -29,7 +29,7 @@ export function errorResponse(family: Family, error: TrellisError): ErrorRespons
         ? { status: 422, body: { detail: error.issues }, headers }
         : { status: error.status, body: openAiError(error), headers };
     case 'inference':
-      return { status: validation ? 400 : error.status, body: openAiError(error), headers };
+      return { status: validation ? 400 : error.status, body: openAiInferenceError(error), headers };
     case 'platform':
       return { status: error.status, body: openAiError(error), headers };
   }
@@ -46,6 +46,18 @@ function openAiError(error: TrellisError) {
       param: error.param ?? null,
       code: openAiErrorCode(error),
     },
+  };
+}
+
+/**
+ * The inference family answers as OpenAI's API does: every 404 is an `invalid_request_error` (an unknown path, an
+ * unknown model), and a model the caller cannot see (404 naming `model`) has the code `model_not_found`.
+ */
+function openAiInferenceError(error: TrellisError) {
+  const body = openAiError(error);
+  if (error.status !== 404) return body;
+  return {
+    error: { ...body.error, type: 'invalid_request_error', code: error.param === 'model' ? 'model_not_found' : body.error.code },
   };
 }
 

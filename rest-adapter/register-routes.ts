@@ -10,7 +10,8 @@ import { executeInSubgraph, executeThroughGateway, type LocalExecutor } from './
 import { ENSURE_PROJECT_OPERATION, KnownProjects, PROJECT_EXISTS_OPERATION } from './known-projects.js';
 import { ajv } from '../platform/validation.js';
 import { serveEventStream, type SubscriptionExecutor } from './sse.js';
-import { FAMILY_MOUNTS, type Family, type RestRoute, type RouteInput } from './route.js';
+import { FAMILY_MOUNTS, type Family, type RestRoute, type RouteInput, type UnknownPathRule } from './route.js';
+import { UNKNOWN_PATH_RULES } from './routes/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,8 +34,9 @@ export interface RouteServices {
 }
 
 /** Serves every route of the table: authenticate, validate (Fastify schema), run the operation, shape the reply. */
-export function registerRoutes(app: FastifyInstance, routes: RestRoute[], services: RouteServices): void {
+export function registerRoutes(app: FastifyInstance, routes: RestRoute[], services: RouteServices, unknownPaths = UNKNOWN_PATH_RULES): void {
   const projects = new KnownProjects();
+  for (const rule of unknownPaths.filter((candidate) => routes.some((route) => route.family === candidate.family))) registerUnknownPaths(app, rule);
   for (const route of routes.filter((candidate) => !candidate.multipart)) registerRoute(app, route, services, projects);
   // Multipart parsing is registered in an encapsulated context per route, so it applies to those routes only.
   for (const route of routes.filter((candidate) => candidate.multipart)) {
@@ -47,6 +49,18 @@ export function registerRoutes(app: FastifyInstance, routes: RestRoute[], servic
       registerRoute(scope, route, services, projects);
     });
   }
+}
+
+/** A not-found handler scoped to the family's mount; its error leaves through the error handler, in the family's shape. */
+function registerUnknownPaths(app: FastifyInstance, rule: UnknownPathRule): void {
+  void app.register(
+    async (scope) => {
+      scope.setNotFoundHandler(async (request) => {
+        throw new NotFoundError(rule.message(request.method, request.url.split('?')[0]!));
+      });
+    },
+    { prefix: FAMILY_MOUNTS[rule.family] },
+  );
 }
 
 function registerRoute(app: FastifyInstance, route: RestRoute, services: RouteServices, projects: KnownProjects): void {

@@ -126,6 +126,16 @@ export interface RouteStream<Body = any, Params = any, Query = any> {
   page(data: any, input: RouteInput<Body, Params, Query>): { items: unknown[]; nextCursor: string | null };
 }
 
+/**
+ * What a family answers for a request under its mount that no route of its table serves (an endpoint of the
+ * client's API this server does not implement), instead of the generic "No route …". Registered as a not-found
+ * handler scoped to the family's mount, so the family's error shape applies.
+ */
+export interface UnknownPathRule {
+  family: Family;
+  message(method: string, path: string): string;
+}
+
 /** Identity function that lets TypeScript infer a route's types from its schemas. */
 export function defineRoute<Body = any, Params = any, Query = any>(route: RestRoute<Body, Params, Query>): RestRoute<Body, Params, Query> {
   return route;

@@ -9,6 +9,10 @@ import { ModelRuntimeAdapter } from './backends/embedded/model-runtime-adapter.j
 import type { BackgroundWorker } from '../../platform/subgraph.js';
 import { ChatResolver } from './chat/chat.resolver.js';
 import { ChatService } from './chat/chat.service.js';
+import { EmbeddingsResolver } from './embeddings/embeddings.resolver.js';
+import { EmbeddingsService } from './embeddings/embeddings.service.js';
+import { ResponsesResolver } from './responses/responses.resolver.js';
+import { toChatRequest, toResponseEvents } from './responses/responses-translation.js';
 import { CHAT_REQUEST_AT, ChatCompletionRequestInput } from './chat/chat.inputs.js';
 import { toChatCompletionChunkObjects } from './chat/chat-completion.type.js';
 import { ModelCatalog } from './catalog/model-catalog.js';
@@ -36,11 +40,11 @@ export interface InferenceSubgraphOptions {
   traceSink?: CompletionTraceSink;
 }
 
-/** Family B: OpenAI-compatible chat completions and model listing, with usage per team and project. */
+/** Family B: OpenAI-compatible chat completions (also as the Responses API), embeddings and model listing, with usage per team and project. */
 export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) => defineSubgraph<InferenceServices>({
   name: 'inference',
   migrations: inferenceMigrations,
-  resolvers: [ChatResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver],
+  resolvers: [ChatResolver, ResponsesResolver, EmbeddingsResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver],
   orphanedTypes: [Project, Team],
   createServices: async ({ store, db: connection, config: platformConfig, logger, modelLimiter }) => {
     // Traced completions are published as platform events (see tracing/publish-completion-events.ts), and the
@@ -56,9 +60,11 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     const usage = new UsageRecorder(db, logger, config.usageFlushMs, options.traceSink);
     const traceSettings = new TraceSettings(db, listener, config.catalogRefreshMs, logger);
     // The process's model limiter, shared with training's checkpoint completions (platform/model-access).
-    const chat = new ChatService(catalog, modelLimiter ?? createModelLimiter(platformConfig), usage, traceSettings, logger);
+    const limiter = modelLimiter ?? createModelLimiter(platformConfig);
+    const chat = new ChatService(catalog, limiter, usage, traceSettings, logger);
+    const embeddings = new EmbeddingsService(catalog, limiter, usage, logger);
     const events = new PlatformEventStream(connection.root, listener, logger);
-    return { config, catalog, chat, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, listener, db };
+    return { config, catalog, chat, embeddings, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, listener, db };
   },
   onStart: async ({ catalog, traceSettings }) => {
     await catalog.start();
@@ -85,6 +91,12 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
         requestId: context.requestId,
         signal: context.signal,
       });
+    },
+    // The Responses API streamed (POST /inference/v1/responses with stream: true): the chat stream, translated.
+    openaiResponseEvents: async (args, context) => {
+      const principal = requirePrincipal(context);
+      const caller = { principal, project: (args.project as string | null | undefined) ?? null, requestId: context.requestId, signal: context.signal };
+      return toResponseEvents(args.body, await chat.stream(args.body, caller, toChatRequest));
     },
   }),
   workers: ({ usage, catalog, traceSettings, embeddedRuntime, events, db }, { logger }): BackgroundWorker[] => [

@@ -3,6 +3,7 @@ import type { NotificationListener, PlatformEventStream } from '../../platform/e
 import type { InferenceDatabase } from './db/database.js';
 import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
 import type { ChatService } from './chat/chat.service.js';
+import type { EmbeddingsService } from './embeddings/embeddings.service.js';
 import type { ModelCatalog } from './catalog/model-catalog.js';
 import type { InferenceConfig } from './inference-config.js';
 import type { TraceSettings } from './tracing/trace-settings.js';
@@ -13,6 +14,7 @@ export interface InferenceServices {
   config: InferenceConfig;
   catalog: ModelCatalog;
   chat: ChatService;
+  embeddings: EmbeddingsService;
   usage: UsageRecorder;
   traceSettings: TraceSettings;
   usageQueries: UsageQueries;

@@ -118,7 +118,7 @@ describe('REST adapter', () => {
     expect(await tracing.json()).toEqual({ reason: 'No route GET /traces/no/such/path' });
     const inference = await platform.fetch('/inference/v1/nope', { method: 'POST' });
     expect(inference.status).toBe(404);
-    expect(((await inference.json()) as any).error.type).toBe('not_found_error');
+    expect(((await inference.json()) as any).error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('is not supported by this server') });
     const root = await platform.fetch('/nope');
     expect(root.status).toBe(404);
     expect(((await root.json()) as any).error.message).toMatch(/No route/);

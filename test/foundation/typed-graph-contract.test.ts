@@ -30,6 +30,11 @@ const FREE_FORM_ARGUMENTS: Record<string, string> = {
   // and accounted as usage. GraphQL clients use the typed createChatCompletion / chatCompletionChunks.
   'Mutation.openaiChatCompletion(body:)': 'OpenAI wire body',
   'Subscription.openaiChatCompletionChunks(body:)': 'OpenAI wire body',
+  // The same for the other OpenAI wire forms of Family B: POST /inference/v1/responses (served by the chat pipeline)
+  // and POST /inference/v1/embeddings.
+  'Mutation.openaiResponse(body:)': 'OpenAI wire body',
+  'Subscription.openaiResponseEvents(body:)': 'OpenAI wire body',
+  'Mutation.openaiEmbeddings(body:)': 'OpenAI wire body',
 };
 
 /** Composition and link internals, and the root operation types (their fields are checked). */

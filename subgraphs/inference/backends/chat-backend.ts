@@ -1,5 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../chat/chat-completion.js';
 import type { ChatCompletionRequest } from '../chat/chat-request.schema.js';
+import type { EmbeddingsResponse } from '../embeddings/embeddings.js';
+import type { EmbeddingsRequest } from '../embeddings/embeddings-request.schema.js';
 
 /**
  * What serves a catalog model. The chat service resolves the model, checks the request's optional parameters
@@ -13,6 +15,12 @@ export interface BackendRequest {
   /** The validated OpenAI request without `stream`/`stream_options`; `model` is the public id. */
   body: ChatCompletionRequest;
   /** Filled in by the backend: which deployment answered and after how many attempts (usage records). */
+  report: BackendReport;
+}
+
+export interface EmbeddingsBackendRequest {
+  /** The validated OpenAI embeddings request; `model` is the public id. */
+  body: EmbeddingsRequest;
   report: BackendReport;
 }
 
@@ -34,6 +42,11 @@ export interface ChatBackend {
    * error to answer); the last chunk carries `usage` when the backend knows it.
    */
   stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk>;
+  /**
+   * Embeddings in OpenAI's response shape (`model` the public id, `usage` counted). Called only for catalog models
+   * that declare `embeddings`; a backend without it cannot serve them.
+   */
+  embed?(request: EmbeddingsBackendRequest, signal: AbortSignal): Promise<EmbeddingsResponse>;
   /** Releases connections once in-flight requests are done. */
   close(): Promise<void>;
 }

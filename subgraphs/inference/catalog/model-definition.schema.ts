@@ -34,6 +34,12 @@ export const ModelDefinitionSchema = Type.Object(
     owned_by: Type.Optional(Type.String({ minLength: 1, description: 'Owner shown to clients (default: the one team, else trellis)' })),
     teams: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only members of these teams may use it (default: everyone)' })),
     deployments: Type.Optional(Type.Array(DeploymentDefinitionSchema, { description: 'openai-compatible: the servers, tried healthiest and least busy first' })),
+    embeddings: Type.Optional(
+      Type.Boolean({
+        description:
+          'Whether the model serves POST /inference/v1/embeddings: openai-compatible models only when set (their servers must offer /embeddings); embedded models unless set to false',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -60,4 +66,12 @@ export function ownerOf(definition: ModelDefinition): string {
   if (definition.owned_by) return definition.owned_by;
   if (definition.teams?.length === 1) return definition.teams[0]!;
   return 'trellis';
+}
+
+/**
+ * Whether the model answers embeddings requests. An OpenAI-compatible server may or may not offer /embeddings, so
+ * such a model must say so; the embedded runtime computes them from any model it serves.
+ */
+export function servesEmbeddings(definition: ModelDefinition): boolean {
+  return definition.embeddings ?? definition.backend === 'embedded';
 }

@@ -15,6 +15,14 @@ export class ModelResolver {
     return this.services.catalog.visibleTo(requirePrincipal(context)).map(toInferenceModel);
   }
 
+  @Query(() => InferenceModel, {
+    description:
+      'One model the caller may use (also at GET /inference/v1/models/{id}); a model they may not use is NOT_FOUND, like one that does not exist',
+  })
+  inferenceModel(@Arg('id', () => String, { description: 'The model id' }) id: string, @Ctx() context: GraphQLContext): InferenceModel {
+    return toInferenceModel(this.services.catalog.resolve(id, requirePrincipal(context)));
+  }
+
   @FieldResolver(() => [InferenceDeployment], {
     description: "The servers that answer for the model and their health in this process (openai-compatible models; platform administrators only)",
   })

@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Deployment } from '../backends/openai-compatible/deployment.js';
 import type { CatalogEntry } from './model-catalog.js';
-import { ownerOf, rootOf } from './model-definition.schema.js';
+import { ownerOf, rootOf, servesEmbeddings } from './model-definition.schema.js';
 
 @ObjectType('InferenceModel', { description: 'A model of the inference catalog (GET /inference/v1/models lists them)' })
 export class InferenceModel {
@@ -12,6 +12,7 @@ export class InferenceModel {
   @Field(() => Date, { description: 'When the model was added to the catalog' }) created!: Date;
   @Field(() => String, { description: 'config (TRELLIS_MODELS_FILE) or api (registerInferenceModel)' }) source!: string;
   @Field(() => [String], { nullable: true, description: 'Teams that may use it; null = everyone' }) teams!: string[] | null;
+  @Field(() => Boolean, { description: 'Whether it serves embeddings (POST /inference/v1/embeddings)' }) embeddings!: boolean;
   entry!: CatalogEntry;
 }
 
@@ -51,6 +52,7 @@ export function toInferenceModel(entry: CatalogEntry): InferenceModel {
     created: entry.createdAt,
     source: entry.source,
     teams: entry.definition.teams ?? null,
+    embeddings: servesEmbeddings(entry.definition),
     entry,
   });
 }

@@ -25,6 +25,12 @@ export interface ChatCaller {
   signal?: AbortSignal;
 }
 
+/**
+ * Turns another OpenAI request form (the Responses API) into the chat request it asks for, throwing the 400 of
+ * what cannot be one. Called where the chat body is validated, so its errors are accounted like chat's.
+ */
+export type ToChatRequest = (raw: unknown) => unknown;
+
 /** Everything known about one request while it runs; becomes its usage record. */
 interface Exchange {
   started: number;
@@ -68,9 +74,9 @@ export class ChatService {
     private readonly logger: Logger,
   ) {}
 
-  async complete(raw: unknown, caller: ChatCaller): Promise<ChatCompletion> {
+  async complete(raw: unknown, caller: ChatCaller, toChat?: ToChatRequest): Promise<ChatCompletion> {
     const exchange = this.open(raw, caller, false);
-    const { request, entry } = await this.admit(exchange, raw);
+    const { request, entry } = await this.admit(exchange, raw, toChat);
     try {
       const completion = await entry.backend.complete(backendRequest(request, exchange.report), caller.signal ?? neverAborted());
       if (isUsage(completion.usage)) exchange.usage = completion.usage;
@@ -87,9 +93,9 @@ export class ChatService {
    * Resolves once the backend produced its first chunk (so errors before it are ordinary errors with a status);
    * the stream then yields the rest. The usage chunk is passed on only when the client asked for it.
    */
-  async stream(raw: unknown, caller: ChatCaller): Promise<AsyncIterable<ChatCompletionChunk>> {
+  async stream(raw: unknown, caller: ChatCaller, toChat?: ToChatRequest): Promise<AsyncIterable<ChatCompletionChunk>> {
     const exchange = this.open(raw, caller, true);
-    const { request, entry } = await this.admit(exchange, raw);
+    const { request, entry } = await this.admit(exchange, raw, toChat);
     const includeUsage = request.stream_options?.include_usage === true;
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let first: IteratorResult<ChatCompletionChunk>;
@@ -159,9 +165,9 @@ export class ChatService {
     return exchange;
   }
 
-  private async admit(exchange: Exchange, raw: unknown): Promise<{ request: ChatCompletionRequest; entry: CatalogEntry }> {
+  private async admit(exchange: Exchange, raw: unknown, toChat?: ToChatRequest): Promise<{ request: ChatCompletionRequest; entry: CatalogEntry }> {
     try {
-      const request = validateOrThrow(ChatCompletionRequestSchema, raw, 'body');
+      const request = validateOrThrow(ChatCompletionRequestSchema, toChat ? toChat(raw) : raw, 'body');
       const entry = this.catalog.resolve(request.model, exchange.caller.principal);
       exchange.entry = entry;
       assertParametersSupported(entry.backend, request.model, request);
@@ -232,7 +238,7 @@ function backendRequest(request: ChatCompletionRequest, report: BackendReport): 
 }
 
 /** The status the client was answered with: the inference family answers validation failures with OpenAI's 400. */
-function answeredStatus(failure: TrellisError | undefined): number {
+export function answeredStatus(failure: TrellisError | undefined): number {
   if (!failure) return 500;
   return failure.code === 'VALIDATION_FAILED' ? 400 : failure.status;
 }

@@ -235,7 +235,9 @@ describe('errors come out as the SDK typed errors', () => {
       const apiError = error as InstanceType<typeof OpenAI.NotFoundError>;
       expect(apiError.message).toContain(`The model '${model}' does not exist or you do not have access to it.`);
       expect(apiError.param).toBe('model');
-      expect(apiError.type).toBe('not_found_error');
+      // OpenAI's own shape for a model the caller cannot use.
+      expect(apiError.type).toBe('invalid_request_error');
+      expect(apiError.code).toBe('model_not_found');
       expect(JSON.stringify(apiError.error)).not.toContain('127.0.0.1');
     }
     const records = (await usageRecords('outsider', 'inference')).data.project.inferenceUsageRecords.nodes;

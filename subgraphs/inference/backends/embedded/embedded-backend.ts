@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { BadRequestError, TrellisError } from '../../../../platform/errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../chat/chat-completion.js';
 import type { ChatMessage } from '../../chat/chat-request.schema.js';
-import type { BackendRequest, ChatBackend } from '../chat-backend.js';
+import type { BackendRequest, ChatBackend, EmbeddingsBackendRequest } from '../chat-backend.js';
+import { base64Embedding, inputsOf, type EmbeddingsResponse } from '../../embeddings/embeddings.js';
 import { ClientClosedError } from '../upstream-errors.js';
 import { callbackStream } from '../../../../platform/async/callback-stream.js';
 import type { EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime, EmbeddedTokenEvent } from './embedded-runtime.js';
@@ -86,6 +87,33 @@ export class EmbeddedBackend implements ChatBackend {
     yield { id, object: 'chat.completion.chunk', created, model: request.body.model, choices: [], usage: usageOf(generation) };
   }
 
+  /** Embeddings from the model's own hidden states; it cannot truncate them, so `dimensions` must be their size. */
+  async embed(request: EmbeddingsBackendRequest, signal: AbortSignal): Promise<EmbeddingsResponse> {
+    request.report.attempts++;
+    request.report.deployment = 'embedded';
+    const body = request.body;
+    if (!this.runtime.embed) throw new BadRequestError(`Model '${body.model}' does not serve embeddings`, { param: 'model' });
+    let result;
+    try {
+      result = await this.runtime.embed(this.root, inputsOf(body.input), signal);
+    } catch (error) {
+      throw runtimeRequestError(error, signal, 'input');
+    }
+    const size = result.vectors[0]?.length ?? 0;
+    if (body.dimensions !== undefined && body.dimensions !== size) {
+      throw new BadRequestError(`Model '${body.model}' cannot truncate its embeddings: its vectors have ${size} dimensions (leave dimensions out)`, {
+        param: 'dimensions',
+      });
+    }
+    const base64 = body.encoding_format === 'base64';
+    return {
+      object: 'list',
+      data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? base64Embedding(vector) : vector })),
+      model: body.model,
+      usage: { prompt_tokens: result.usage.prompt_tokens, total_tokens: result.usage.prompt_tokens },
+    };
+  }
+
   async close(): Promise<void> {}
 
   private async generate(request: BackendRequest, signal: AbortSignal, onToken?: Parameters<EmbeddedModelRuntime['generate']>[2]) {
@@ -106,14 +134,18 @@ export class EmbeddedBackend implements ChatBackend {
     try {
       return await this.runtime.generate(this.root, options, onToken);
     } catch (error) {
-      if (signal.aborted) throw new ClientClosedError();
-      if (error instanceof TrellisError) throw error;
-      const name = (error as Error)?.name ?? '';
-      // The runtime's request errors (bad input, prompt beyond the context window) are the client's 400.
-      if (/InvalidRequest|ContextLength/.test(name)) throw new BadRequestError((error as Error).message, { param: 'messages' });
-      throw error;
+      throw runtimeRequestError(error, signal, 'messages');
     }
   }
+}
+
+/** The runtime's request errors (bad input, beyond the context window) are the client's 400 at `param`. */
+function runtimeRequestError(error: unknown, signal: AbortSignal, param: string): unknown {
+  if (signal.aborted) return new ClientClosedError();
+  if (error instanceof TrellisError) return error;
+  const name = (error as Error)?.name ?? '';
+  if (/InvalidRequest|ContextLength/.test(name)) return new BadRequestError((error as Error).message, { param });
+  return error;
 }
 
 function toPlainMessage(message: ChatMessage, index: number): { role: string; content: string } {

@@ -26,10 +26,18 @@ export interface EmbeddedGeneration {
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
+export interface EmbeddedEmbeddings {
+  /** One vector per input, in input order. */
+  vectors: number[][];
+  usage: { prompt_tokens: number };
+}
+
 export interface EmbeddedModelRuntime {
   /** Model the runtime serves out of the box; registered in the catalog at start-up when it is absent. */
   readonly defaultModel?: { id: string; root: string };
   generate(model: string, options: EmbeddedGenerateOptions, onToken?: (event: EmbeddedTokenEvent) => void): Promise<EmbeddedGeneration>;
+  /** Embeddings of texts or token-id lists (absent: the runtime's models serve no embeddings). */
+  embed?(model: string, inputs: string[] | number[][], signal?: AbortSignal): Promise<EmbeddedEmbeddings>;
   /** Releases threads or other resources at shutdown. */
   close?(): Promise<void>;
 }

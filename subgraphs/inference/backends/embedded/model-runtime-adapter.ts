@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_MODEL_DIR, GenerationWorkerPool, type ChatMessage } from '../../../../model-runtime/index.js';
 import { NotFoundError } from '../../../../platform/errors.js';
-import type { EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime, EmbeddedTokenEvent } from './embedded-runtime.js';
+import type { EmbeddedEmbeddings, EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime, EmbeddedTokenEvent } from './embedded-runtime.js';
 
 /**
  * Binds the project's embedded model runtime (model-runtime/) to the inference subgraph: the shipped base model
@@ -21,10 +21,9 @@ export class ModelRuntimeAdapter implements EmbeddedModelRuntime {
   }
 
   async generate(model: string, options: EmbeddedGenerateOptions, onToken?: (event: EmbeddedTokenEvent) => void): Promise<EmbeddedGeneration> {
-    if (model !== this.defaultModel.root) throw new NotFoundError(`The embedded runtime has no model "${model}"`, { param: 'model' });
-    this.pool ??= new GenerationWorkerPool({ model: this.modelDir, size: this.workers });
+    const pool = this.poolFor(model);
     const { signal, messages, ...parameters } = options;
-    const result = await this.pool.generate(
+    const result = await pool.generate(
       { ...parameters, messages: messages as ChatMessage[], signal },
       onToken ? (event) => onToken({ index: event.choiceIndex, text: event.text }) : undefined,
     );
@@ -37,6 +36,18 @@ export class ModelRuntimeAdapter implements EmbeddedModelRuntime {
       })),
       usage: { prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens },
     };
+  }
+
+  /** Mean-pooled, unit-length final hidden states (model-runtime/embed.ts), computed in the worker threads. */
+  async embed(model: string, inputs: string[] | number[][], signal?: AbortSignal): Promise<EmbeddedEmbeddings> {
+    const result = await this.poolFor(model).embed({ inputs, signal });
+    return { vectors: result.embeddings, usage: { prompt_tokens: result.usage.prompt_tokens } };
+  }
+
+  private poolFor(model: string): GenerationWorkerPool {
+    if (model !== this.defaultModel.root) throw new NotFoundError(`The embedded runtime has no model "${model}"`, { param: 'model' });
+    this.pool ??= new GenerationWorkerPool({ model: this.modelDir, size: this.workers });
+    return this.pool;
   }
 
   async close(): Promise<void> {

@@ -22,6 +22,7 @@ export class Deployment {
   readonly upstreamModel: string;
   readonly timeoutMs: number;
   readonly completionsPath: string;
+  readonly embeddingsPath: string;
   readonly pool: Pool;
   readonly headers: Record<string, string>;
   inFlight = 0;
@@ -33,6 +34,7 @@ export class Deployment {
     this.upstreamModel = settings.upstreamModel;
     this.timeoutMs = settings.timeoutMs;
     this.completionsPath = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+    this.embeddingsPath = `${url.pathname.replace(/\/+$/, '')}/embeddings`;
     this.pool = new Pool(url.origin, {
       connections: settings.connections,
       headersTimeout: settings.timeoutMs,

@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../../chat/chat-completion.js';
-import type { BackendRequest, ChatBackend } from '../chat-backend.js';
+import type { BackendReport, BackendRequest, ChatBackend, EmbeddingsBackendRequest } from '../chat-backend.js';
+import { isEmbeddingsResponse, type EmbeddingsResponse } from '../../embeddings/embeddings.js';
 import {
   classifyBodyError,
   classifyRequestError,
@@ -41,7 +42,11 @@ export class OpenAICompatibleBackend implements ChatBackend {
 
   async complete(request: BackendRequest, signal: AbortSignal): Promise<ChatCompletion> {
     // The whole body is read within the attempt; nothing is retried once a 200 started (see sendWhole).
-    const { deployment, result: text } = await this.attempt(request, (candidate) => this.sendWhole(candidate, request, signal), signal);
+    const { deployment, result: text } = await this.attempt(
+      request.report,
+      (candidate) => this.sendWhole(candidate, candidate.completionsPath, upstreamPayload(candidate, request, false), signal),
+      signal,
+    );
     deployment.inFlight--;
     let parsed: unknown;
     try {
@@ -56,7 +61,7 @@ export class OpenAICompatibleBackend implements ChatBackend {
   }
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-    const { deployment, result: response } = await this.attempt(request, (candidate) => this.sendStreaming(candidate, request, signal), signal);
+    const { deployment, result: response } = await this.attempt(request.report, (candidate) => this.sendStreaming(candidate, request, signal), signal);
     let finished = false;
     try {
       const contentType = String(response.headers['content-type'] ?? '');
@@ -92,6 +97,29 @@ export class OpenAICompatibleBackend implements ChatBackend {
     }
   }
 
+  /**
+   * Embeddings passed through to the upstream's POST /embeddings (balanced and retried like completions): every
+   * parameter reaches it, so it judges `dimensions` and `encoding_format` itself.
+   */
+  async embed(request: EmbeddingsBackendRequest, signal: AbortSignal): Promise<EmbeddingsResponse> {
+    const { deployment, result: text } = await this.attempt(
+      request.report,
+      (candidate) =>
+        this.sendWhole(candidate, candidate.embeddingsPath, JSON.stringify({ ...request.body, model: candidate.upstreamModel }), signal),
+      signal,
+    );
+    deployment.inFlight--;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UpstreamGarbageError('not JSON');
+    }
+    if (!isEmbeddingsResponse(parsed)) throw new UpstreamGarbageError('no embeddings list');
+    parsed.model = request.body.model;
+    return parsed;
+  }
+
   close(): Promise<void> {
     return Promise.all(this.balancer.deployments.map((deployment) => deployment.close())).then(() => undefined);
   }
@@ -100,12 +128,12 @@ export class OpenAICompatibleBackend implements ChatBackend {
    * Sends the request to deployments in balancing order until one answers 200. The deployment that answered is
    * returned with one more request in flight: the caller decrements it once it is done with the response.
    */
-  private async attempt<T>(request: BackendRequest, send: (deployment: Deployment) => Promise<T>, signal: AbortSignal): Promise<{ deployment: Deployment; result: T }> {
+  private async attempt<T>(report: BackendReport, send: (deployment: Deployment) => Promise<T>, signal: AbortSignal): Promise<{ deployment: Deployment; result: T }> {
     let lastError: Error | undefined;
     for (const deployment of this.balancer.order()) {
       if (signal.aborted) break;
-      request.report.attempts++;
-      request.report.deployment = deployment.label;
+      report.attempts++;
+      report.deployment = deployment.label;
       deployment.inFlight++;
       try {
         const result = await send(deployment);
@@ -140,15 +168,11 @@ export class OpenAICompatibleBackend implements ChatBackend {
     throw classifyStatus(response.statusCode, response.text.slice(0, 10_000), firstHeader(response.headers['retry-after']));
   }
 
-  /** One non-streaming attempt: resolves with the whole body of a 200 answer. */
-  private async sendWhole(deployment: Deployment, request: BackendRequest, signal: AbortSignal): Promise<string> {
+  /** One non-streaming attempt (a completion, embeddings): resolves with the whole body of a 200 answer. */
+  private async sendWhole(deployment: Deployment, path: string, body: string, signal: AbortSignal): Promise<string> {
     let response: WholeResponse;
     try {
-      response = await requestWhole(
-        deployment.pool,
-        { path: deployment.completionsPath, headers: deployment.headers, body: upstreamPayload(deployment, request, false) },
-        signal,
-      );
+      response = await requestWhole(deployment.pool, { path, headers: deployment.headers, body }, signal);
     } catch (error) {
       if (!(error instanceof ResponseBodyError)) throw classifyRequestError(error, signal, deployment.timeoutMs);
       // A 200 that broke off mid-body has started: not retried. Otherwise the status decides.
