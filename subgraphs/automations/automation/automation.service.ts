@@ -57,7 +57,7 @@ export class AutomationService {
    * asked of its owner through the graph before any transaction is open. The webhook and template are checked
    * against what is stored, in the writing transaction.
    */
-  private async checked(input: CreateAutomation, caller: GraphCaller): Promise<ReturnType<typeof checkedInput>> {
+  private async checked(input: CreateAutomation, caller: GraphCaller): Promise<CheckedInput> {
     const checked = checkedInput(input);
     await this.scopes.requireVisible(input, caller);
     return checked;
@@ -82,8 +82,14 @@ export class AutomationService {
   }
 }
 
-/** The checks of an automation's input that need nothing stored (schema, event, run filter), with the defaults filled. */
-function checkedInput(input: CreateAutomation): { event: AutomationEvent; runFilter: RunFilter } {
+/** An automation's event and run filter once checked, with the documented defaults filled in. */
+interface CheckedInput {
+  event: AutomationEvent;
+  runFilter: RunFilter;
+}
+
+/** The checks of an automation's input that need nothing stored (schema, event, run filter). */
+function checkedInput(input: CreateAutomation): CheckedInput {
   validateOrThrow(CreateAutomationSchema, input, 'input');
   const event = normalizeEvent(input.event);
   const runFilter: RunFilter = { user: input.runFilter?.user ?? null, runNameRegex: input.runFilter?.runNameRegex ?? null };
@@ -93,7 +99,7 @@ function checkedInput(input: CreateAutomation): { event: AutomationEvent; runFil
 }
 
 /** The stored form of an automation definition, after the checks against what is stored (webhook, template). */
-async function definition(store: AutomationsStore, input: CreateAutomation, checked: { event: AutomationEvent; runFilter: RunFilter }): Promise<AutomationDefinition> {
+async function definition(store: AutomationsStore, input: CreateAutomation, checked: CheckedInput): Promise<AutomationDefinition> {
   const { event, runFilter } = checked;
   const webhook = await store.webhook(input.webhookId);
   if (!webhook || webhook.team !== input.entity) throw new NotFoundError(`Webhook ${input.webhookId} not found in team "${input.entity}"`);
