@@ -88,6 +88,28 @@ describe('completions recorded as Family A calls', () => {
     expect(trace!.call.attributes).toMatchObject({ trellis: { stream: true } });
   });
 
+  it('records a Responses API request as the chat completion it runs, plain and streamed', async () => {
+    await sdk('trellis/traced').responses.create({ model: 'traced-model', instructions: 'Be brief.', input: 'hello there', temperature: 0.3 });
+    const stream = await sdk('trellis/traced').responses.create({ model: 'traced-model', input: [{ role: 'developer', content: 'stream' }], stream: true });
+    for await (const _event of stream) {
+      // drain
+    }
+    const traces = await flushed();
+    expect(traces.map((trace) => trace.call)).toMatchObject([
+      {
+        op_name: 'inference.chat.completions/traced-model',
+        inputs: { model: 'traced-model', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there' }], temperature: 0.3 },
+        output: { index: 0, message: { role: 'assistant', content: 'Hello from the stand-in upstream.' }, finish_reason: 'stop' },
+        summary: { usage: { 'traced-model': { requests: 1, prompt_tokens: 4, completion_tokens: 6 } } },
+      },
+      {
+        inputs: { messages: [{ role: 'developer', content: 'stream' }] },
+        output: { message: { content: 'Hello from the stand-in upstream.' } },
+        attributes: { trellis: { stream: true } },
+      },
+    ]);
+  });
+
   it('records a failed completion with its exception', async () => {
     await sdk('trellis/traced')
       .chat.completions.create({ model: 'broken-model', messages: [{ role: 'user', content: 'x' }] })
