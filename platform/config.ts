@@ -49,12 +49,20 @@ export interface PlatformConfig {
    */
   processes: number;
   /**
+   * HTTPS on the platform's port instead of plain HTTP: a certificate and key from files (TRELLIS_TLS_CERT_FILE and
+   * TRELLIS_TLS_KEY_FILE), or a self-signed certificate generated once into `<dataDir>/tls/` for local use
+   * (TRELLIS_TLS_SELF_SIGNED=true), which clients trust through NODE_EXTRA_CA_CERTS / SSL_CERT_FILE.
+   */
+  tls: TlsSetting | undefined;
+  /**
    * The environment this configuration was read from. Settings that belong to one subgraph are parsed by that
    * subgraph's own config module from here (e.g. subgraphs/automations/config.ts), so tests and processes that
    * pass an explicit environment configure subgraphs the same way.
    */
   env: Readonly<Record<string, string | undefined>>;
 }
+
+export type TlsSetting = { kind: 'files'; certFile: string; keyFile: string } | { kind: 'self-signed' };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -96,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     gatewayUrl: gatewayUrl(env.TRELLIS_GATEWAY_URL),
     databasePoolSize: integer(env, 'TRELLIS_DB_POOL_SIZE', 20, 1, 500),
     processes: processCount(env),
+    tls: tlsSetting(env),
     env: { ...env },
   };
 }
@@ -130,6 +139,22 @@ function requestTimeouts(env: NodeJS.ProcessEnv): { requestTimeoutMs: number; he
     throw new ConfigError(`TRELLIS_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed TRELLIS_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
   return { requestTimeoutMs, headersTimeoutMs };
+}
+
+function tlsSetting(env: NodeJS.ProcessEnv): TlsSetting | undefined {
+  const certFile = env.TRELLIS_TLS_CERT_FILE?.trim() || undefined;
+  const keyFile = env.TRELLIS_TLS_KEY_FILE?.trim() || undefined;
+  const selfSigned = env.TRELLIS_TLS_SELF_SIGNED?.trim().toLowerCase();
+  if (selfSigned !== undefined && selfSigned !== '' && !['true', 'false', '1', '0'].includes(selfSigned)) {
+    throw new ConfigError(`TRELLIS_TLS_SELF_SIGNED must be true or false, got "${env.TRELLIS_TLS_SELF_SIGNED}"`);
+  }
+  const wantsSelfSigned = selfSigned === 'true' || selfSigned === '1';
+  if (certFile || keyFile) {
+    if (!certFile || !keyFile) throw new ConfigError('TRELLIS_TLS_CERT_FILE and TRELLIS_TLS_KEY_FILE go together: set both or neither');
+    if (wantsSelfSigned) throw new ConfigError('TRELLIS_TLS_SELF_SIGNED cannot be combined with TRELLIS_TLS_CERT_FILE/TRELLIS_TLS_KEY_FILE');
+    return { kind: 'files', certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) };
+  }
+  return wantsSelfSigned ? { kind: 'self-signed' } : undefined;
 }
 
 /** `name=value` pairs separated by whitespace; a value cannot hold spaces (PostgreSQL's `-c` takes one argument). */

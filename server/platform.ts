@@ -28,6 +28,7 @@ import { createHttpServer } from './http/server.js';
 import { graphqlWsEndpoint } from './http/graphql-ws-endpoint.js';
 import { SubgraphSubscriptions } from './subgraph-subscriptions.js';
 import { loadOrCreateSecretFile } from '../platform/internal-secret.js';
+import { loadTlsCredentials } from '../platform/http/tls.js';
 import type { Logger } from '../platform/logger.js';
 import type { StartedSubgraph, SubgraphModule } from '../platform/subgraph.js';
 
@@ -148,6 +149,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     const http = await createHttpServer({
       config,
       logger,
+      tls: await loadTlsCredentials(config),
       metrics: options.metrics,
       // Subgraph services call this gateway on behalf of their callers with the signed identity header.
       internalSecret: internalSecret || undefined,
@@ -183,7 +185,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     await http.app.listen({ host: config.host, port: config.port });
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+    const url = `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
 
     // Shutdown order: stop accepting and drain HTTP (in-flight requests, at most TRELLIS_SHUTDOWN_TIMEOUT_MS; see
     // http/graceful-close.ts. Apollo's own drain plugin is not used because it closes the Fastify server a second

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import path from 'node:path';
 import { servePrimaryRequests } from '../../platform/cluster/ipc.js';
 import type { PlatformConfig } from '../../platform/config.js';
+import { loadTlsCredentials } from '../../platform/http/tls.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../platform/db/embedded-postgres.js';
 import { clusterMetricsHandlers } from '../../platform/http/metrics.js';
 import type { Logger } from '../../platform/logger.js';
@@ -122,6 +123,8 @@ export function startClusterPrimary(config: PlatformConfig, logger: Logger): Clu
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
     }
+    // Once here rather than in every process: a self-signed certificate is generated before any process reads it.
+    await loadTlsCredentials(config);
     const urls = await Promise.all(Array.from({ length: config.processes }, (_, index) => fork(index)));
     running = true;
     return urls[0]!;

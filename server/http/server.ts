@@ -18,12 +18,14 @@ import { admitBodiesAfterHeaders } from '../../platform/http/body-admission.js';
 import { installErrorHandling } from './error-handler.js';
 import { registerGraphqlExplorer } from './graphql-explorer.js';
 import { registerDashboard } from './dashboard.js';
+import { registerWeaveLinks } from './weave-links.js';
 import { dashboardOutDir } from '../dashboard/paths.js';
 import { deferredChildLogger } from '../../platform/http/deferred-request-logger.js';
 import { installJsonBodyParser } from '../../platform/http/json-body-parser.js';
 import { authenticateGraphQLRequests } from './graphql-authentication.js';
 import { registerMetrics, type MetricsOptions } from '../../platform/http/metrics.js';
 import { requestTimeoutOptions } from '../../platform/http/request-timeouts.js';
+import type { TlsCredentials } from '../../platform/http/tls.js';
 
 export interface HttpServerOptions {
   config: PlatformConfig;
@@ -46,6 +48,8 @@ export interface HttpServerOptions {
   internalSecret?: string;
   /** The built dashboard (default: dist/dashboard of the repository), served under /ui/. */
   dashboardDir?: string;
+  /** Serve HTTPS with these (platform/http/tls.ts) instead of plain HTTP. */
+  tls?: TlsCredentials;
   /** Extra plugins to register once the core is set up (e.g. streaming routes of a family). */
   extensions?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -61,6 +65,7 @@ export interface HttpServer {
  * `/healthz` and `/metrics`. `/graphql/ws` is mounted once the gateway exists (graphql-ws-endpoint.ts, from platform.ts).
  */
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const timeouts = requestTimeoutOptions(options.config);
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.config.bodyLimitBytes,
@@ -70,7 +75,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     childLoggerFactory: deferredChildLogger,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ...requestTimeoutOptions(options.config),
+    ...timeouts,
+    // Fastify hands `http` (the header/request deadlines) to http.createServer only; an HTTPS server takes them with
+    // its key and certificate. Typed as the HTTP instance: routes and hooks are the same for both.
+    ...(options.tls ? { https: { ...timeouts.http, cert: options.tls.cert, key: options.tls.key } } : {}),
     ajv: { customOptions: { allErrors: true, coerceTypes: false, useDefaults: true, strict: false } },
   });
   // Validation uses the adapter's Ajv, so error items come out in the same pydantic shape everywhere.
@@ -101,6 +109,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   registerMetrics(app, options.metrics);
   registerGraphqlExplorer(app); // before the gateway: it serves the page on Apollo's GET /graphql route
   registerDashboard(app, { dir: options.dashboardDir ?? dashboardOutDir() }); // `/` and `/ui/...`
+  registerWeaveLinks(app); // the links the Weave SDKs print, onto dashboard pages
 
   await app.register(swagger, {
     openapi: {
