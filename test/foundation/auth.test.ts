@@ -73,8 +73,8 @@ describe('roles', () => {
     const user = await platform.createUser('plain');
     const denied = await platform.graphql('mutation { createUser(username: "sneaky") { id } }', undefined, user.key);
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
-    const created = await platform.graphql('mutation { createUser(username: "proper") { username defaultEntity } }');
-    expect(created.body.data.createUser).toEqual({ username: 'proper', defaultEntity: 'proper' });
+    const created = await platform.graphql('mutation { createUser(username: "proper") { username defaultEntity { name } } }');
+    expect(created.body.data.createUser).toEqual({ username: 'proper', defaultEntity: { name: 'proper' } });
   });
 });
 

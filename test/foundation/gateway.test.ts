@@ -10,7 +10,7 @@ afterAll(() => platform?.close());
 describe('federated gateway', () => {
   it('answers one query that spans identity and every family subgraph', async () => {
     const { status, body } = await platform.graphql(`{
-      viewer { username defaultEntity }
+      viewer { username defaultEntity { name } }
       project(entity: "trellis", name: "default") {
         fullName team { name } callCount runCount inferenceRequestCount trainingModelCount
       }
@@ -19,7 +19,7 @@ describe('federated gateway', () => {
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
     expect(body.data).toEqual({
-      viewer: { username: 'admin', defaultEntity: 'trellis' },
+      viewer: { username: 'admin', defaultEntity: { name: 'trellis' } },
       project: {
         fullName: 'trellis/default',
         team: { name: 'trellis' },

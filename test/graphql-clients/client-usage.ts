@@ -196,7 +196,7 @@ export async function accountPage(): Promise<string> {
   const teams = viewer.teams.map((membership) => membership.team + (membership.role === 'ADMIN' ? ' (admin)' : ''));
   const { createApiKey } = await request(CreateApiKeyDocument, { name: 'dashboard' });
   const secretShownOnce: string = createApiKey.key;
-  const { team } = await request(TeamMembersAndProjectsDocument, { team: viewer.defaultEntity ?? 'trellis' });
+  const { team } = await request(TeamMembersAndProjectsDocument, { team: viewer.defaultEntity?.name ?? 'trellis' });
   const projects = team?.projects.map((project) => project.fullName) ?? [];
   return [viewer.username, ...teams, secretShownOnce.slice(0, 4), ...projects].join(', ');
 }

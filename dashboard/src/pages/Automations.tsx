@@ -121,5 +121,6 @@ export default function Automations(_props: PageProps) {
 /** The viewer's default entity when it is one of their teams, else their first team. */
 function defaultTeam(viewer: ReturnType<typeof useSession>['viewer']): string | null {
   const teams = viewer.teams.map((membership) => membership.team);
-  return viewer.defaultEntity && teams.includes(viewer.defaultEntity) ? viewer.defaultEntity : (teams[0] ?? null);
+  const defaultEntity = viewer.defaultEntity?.name;
+  return defaultEntity && teams.includes(defaultEntity) ? defaultEntity : (teams[0] ?? null);
 }

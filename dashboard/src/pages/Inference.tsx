@@ -27,7 +27,7 @@ export default function Inference() {
   }, [models, model]);
 
   // The viewer's default entity when it is one of their teams (SDK requests without a project are recorded there).
-  const team = search.get('team') ?? viewer.teams.find((membership) => membership.team === viewer.defaultEntity)?.team ?? viewer.teams[0]?.team ?? null;
+  const team = search.get('team') ?? viewer.teams.find((membership) => membership.team === viewer.defaultEntity?.name)?.team ?? viewer.teams[0]?.team ?? null;
   const project = search.get('project') || null;
   const windowId = (USAGE_WINDOWS.find((candidate) => candidate.id === search.get('window'))?.id ?? '1h') as UsageWindowId;
   const setParams = (changes: Record<string, string | null>) =>

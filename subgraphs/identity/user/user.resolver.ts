@@ -4,11 +4,13 @@ import { ForbiddenError } from '../../../platform/errors.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { ApiKey, toApiKey } from '../api-key/api-key.type.js';
 import type { IdentityServices } from '../services.js';
-import { TeamMembership } from '../team/team.type.js';
+import type { UserRow } from '../store.js';
+import { toTeam } from '../team/team.resolver.js';
+import { Team, TeamMembership } from '../team/team.type.js';
 import { User } from './user.type.js';
 
-export function toUser(row: Omit<User, never>): User {
-  return Object.assign(new User(), row);
+export function toUser({ defaultEntity, ...row }: UserRow): User {
+  return Object.assign(new User(), row, { defaultEntityName: defaultEntity });
 }
 
 @Resolver(() => User)
@@ -31,6 +33,17 @@ export class UserResolver {
   ): Promise<User> {
     requirePlatformAdmin(context);
     return toUser(await this.services.identity.createUser({ username, email, isAdmin }));
+  }
+
+  @FieldResolver(() => Team, {
+    nullable: true,
+    description:
+      "The entity used when a request names none (each user has one: their team's or their personal entity). An object, as in W&B's `viewer { defaultEntity { name } }`, which the Weave SDKs ask for on `weave.init('project')`",
+  })
+  async defaultEntity(@Root() user: User): Promise<Team | null> {
+    if (!user.defaultEntityName) return null;
+    const row = await this.services.identity.team(user.defaultEntityName);
+    return row ? toTeam(row) : null;
   }
 
   @FieldResolver(() => [TeamMembership], { description: "The teams the user belongs to, with the user's role (visible to the user and platform administrators)" })

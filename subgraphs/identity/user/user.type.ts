@@ -12,7 +12,7 @@ export class User {
   @Field(() => String, { description: 'Login name, also the name of the personal entity' }) username!: string;
   @Field(() => String, { nullable: true, description: 'Contact address, when known' }) email!: string | null;
   @Field(() => Boolean, { description: 'Platform operator' }) isAdmin!: boolean;
-  @Field(() => String, { nullable: true, description: 'Entity used when a request names none' })
-  defaultEntity!: string | null;
+  /** The default entity's name; the `defaultEntity` field resolves it to the entity (user.resolver.ts). */
+  defaultEntityName!: string | null;
   @Field(() => Date, { description: 'When the user was created' }) createdAt!: Date;
 }
