@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { hashApiKey } from '../../platform/auth/api-key.js';
 import type { Principal, TeamRole } from '../../platform/auth/principal.js';
@@ -15,7 +16,16 @@ import { identityStore as store } from './store.js';
  * (`followChanges`: a LISTEN on identity's PRINCIPAL_CHANGED_CHANNEL) when the notification arrives, which is
  * milliseconds after the commit. `ttlMs` only bounds staleness when notifications are lost (a listener that lost
  * its connection drops everything once it is back).
+ *
+ * A change is in force everywhere when the mutation that made it returns: each follower acknowledges the change's
+ * number in identity.principal_followers once it has dropped what it cached, and the changing process waits for every
+ * live follower's acknowledgement (`awaitFollowers`) — at most `ttlMs`, after which no cache can hold a principal
+ * read before the commit anyway.
  */
+/** How often a follower shows it is alive, and how long a silent one still counts as one to wait for. */
+const FOLLOWER_HEARTBEAT_MS = 2_000;
+const FOLLOWER_ALIVE_MS = 3 * FOLLOWER_HEARTBEAT_MS;
+
 export class Authenticator {
   private readonly cache = new Map<string, { principal: Principal | null; expires: number }>();
   private readonly lastTouched = new Map<string, number>();
@@ -25,6 +35,8 @@ export class Authenticator {
   private generation = 0;
   private readonly changeHandlers = new Set<(userId: string | null) => void>();
   private listener: NotificationListener | undefined;
+  /** This process's row in identity.principal_followers while it follows changes. */
+  private follower: { id: string; heartbeat: NodeJS.Timeout; logger: Logger } | undefined;
 
   constructor(
     private readonly db: Kysely<IdentityDatabase>,
@@ -79,17 +91,70 @@ export class Authenticator {
     return () => this.changeHandlers.delete(handler);
   }
 
-  /** Follows principal changes committed by any process (one dedicated LISTEN connection) until `close()`. */
+  /**
+   * Follows principal changes committed by any process (one dedicated LISTEN connection) until `close()`, and
+   * acknowledges each as applied (see the class comment).
+   */
   async followChanges(connectionString: string, logger: Logger): Promise<void> {
     if (this.listener) return;
     this.listener = new NotificationListener(connectionString, logger);
-    // An empty payload is a wake-up after a reconnect: notifications may have been missed meanwhile.
-    await this.listener.listen(PRINCIPAL_CHANGED_CHANNEL, (userId) => (userId ? this.invalidateUsers([userId]) : this.invalidate()));
+    // The payload is `<change number> <user id>`; an empty one is a wake-up after a reconnect: notifications may have
+    // been missed meanwhile, so everything goes (nothing is acknowledged: the missed numbers are unknown).
+    await this.listener.listen(PRINCIPAL_CHANGED_CHANNEL, (payload) => {
+      if (!payload) return this.invalidate();
+      const [seq, userId] = payload.split(' ');
+      this.invalidateUsers([userId!]);
+      this.acknowledge(BigInt(seq!));
+    });
+    // Registered once listening: from here on it receives, and so acknowledges, every change that commits.
+    const id = randomUUID();
+    await store.registerPrincipalFollower(this.db, id);
+    const heartbeat = setInterval(() => this.beat(), FOLLOWER_HEARTBEAT_MS);
+    heartbeat.unref();
+    this.follower = { id, heartbeat, logger };
+  }
+
+  /**
+   * Waits until every live follower has applied change `seq` (or `ttlMs` passed: what any of them cached before the
+   * commit has expired by then). Called by the process that made the change, after its commit.
+   */
+  async awaitFollowers(seq: bigint): Promise<void> {
+    const deadline = Date.now() + this.ttlMs;
+    let behind = await store.followersBehind(this.db, seq, FOLLOWER_ALIVE_MS);
+    while (behind.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      behind = await store.followersBehind(this.db, seq, FOLLOWER_ALIVE_MS);
+    }
+    if (behind.length > 0) this.follower?.logger.warn({ followers: behind, seq: String(seq) }, 'principal change not acknowledged in time: relying on the cache lifetime');
   }
 
   async close(): Promise<void> {
+    const follower = this.follower;
+    this.follower = undefined;
+    if (follower) {
+      clearInterval(follower.heartbeat);
+      await store.removePrincipalFollower(this.db, follower.id).catch(() => undefined);
+    }
     await this.listener?.close();
     this.listener = undefined;
+  }
+
+  private acknowledge(seq: bigint): void {
+    const follower = this.follower;
+    if (!follower) return;
+    store.touchPrincipalFollower(this.db, follower.id, seq).catch((error: unknown) => {
+      follower.logger.warn({ err: error }, 'could not acknowledge a principal change (the changing process waits for the cache lifetime)');
+    });
+  }
+
+  /** Shows the follower alive; re-registers it if its row was cleaned up meanwhile (after a long pause). */
+  private beat(): void {
+    const follower = this.follower;
+    if (!follower) return;
+    store
+      .touchPrincipalFollower(this.db, follower.id)
+      .then((found) => (found ? undefined : store.registerPrincipalFollower(this.db, follower.id)))
+      .catch((error: unknown) => follower.logger.debug({ err: error }, 'principal follower heartbeat failed'));
   }
 
   private forget(matches: (principal: Principal | null) => boolean): void {

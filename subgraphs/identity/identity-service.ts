@@ -16,8 +16,11 @@ export class IdentityService {
   constructor(
     private readonly db: Kysely<IdentityDatabase>,
     private readonly logger: Logger,
-    /** Drops this process's cached principals of the users, after the change committed (see changePrincipals). */
-    private readonly onPrincipalsChanged: (userIds: string[]) => void = () => undefined,
+    /**
+     * After the change numbered `seq` committed: drops this process's cached principals of the users and waits until
+     * every other process has dropped theirs (see changePrincipals).
+     */
+    private readonly onPrincipalsChanged: (userIds: string[], seq: bigint) => Promise<void> | void = () => undefined,
   ) {}
 
   /** Creates a user with a personal team of the same name (their default entity) and, optionally, a first key. */
@@ -54,7 +57,9 @@ export class IdentityService {
       const teamRow = await this.requireTeam(trx, team);
       const user = await store.userByUsername(trx, username);
       if (!user) throw new NotFoundError(`User "${username}" does not exist`);
+      await store.lockTeamMemberships(trx, teamRow.id);
       await store.upsertMembership(trx, teamRow.id, user.id, role);
+      await this.keepAnAdmin(trx, teamRow, username, 'demote');
       if (!user.defaultEntity) await store.setDefaultTeam(trx, user.id, teamRow.id);
       affects(user.id);
       return teamRow;
@@ -67,7 +72,9 @@ export class IdentityService {
       const teamRow = await this.requireTeam(trx, team);
       const user = await store.userByUsername(trx, username);
       if (!user) throw new NotFoundError(`User "${username}" does not exist`);
+      await store.lockTeamMemberships(trx, teamRow.id);
       const result = await store.removeMembership(trx, teamRow.id, user.id);
+      await this.keepAnAdmin(trx, teamRow, username, 'remove');
       affects(user.id);
       return Number(result.numDeletedRows) > 0;
     });
@@ -196,18 +203,23 @@ export class IdentityService {
 
   /**
    * A write that changes what some users' principals hold. Every process caching principals is told in the
-   * transaction (a NOTIFY, delivered at commit); this process drops its own cached ones after the commit and before
-   * the caller hears back, so the caller's next request already sees the change (a team's creator can add members
-   * at once). Dropping them before the commit would let a concurrent request cache the old principal again.
+   * transaction (a NOTIFY, delivered at commit); this process drops its own cached ones after the commit, and the
+   * caller hears back once every process has acknowledged the change, so the caller's next request — and anyone's, on
+   * any process — already sees it (a removed member is refused everywhere; a team's creator can add members at once).
+   * Dropping them before the commit would let a concurrent request cache the old principal again.
    */
   private async changePrincipals<T>(work: (trx: Transaction<IdentityDatabase>, affects: (userId: string) => void) => Promise<T>): Promise<T> {
     const affected = new Set<string>();
+    let newest = 0n;
     const result = await this.db.transaction().execute(async (trx) => {
       const value = await work(trx, (userId) => affected.add(userId));
-      for (const userId of affected) await store.notifyPrincipalChanged(trx, userId);
+      for (const userId of affected) {
+        const seq = await store.notifyPrincipalChanged(trx, userId);
+        if (seq > newest) newest = seq;
+      }
       return value;
     });
-    if (affected.size > 0) this.onPrincipalsChanged([...affected]);
+    if (affected.size > 0) await this.onPrincipalsChanged([...affected], newest);
     return result;
   }
 
@@ -225,6 +237,18 @@ export class IdentityService {
       const by = holder ? `the ${holder.kind} "${holder.name}"` : 'another user or team';
       throw new ConflictError(`The name "${error.entityName}" is taken by ${by}: user and team names share one namespace and are unique ignoring case`);
     }
+  }
+
+  /**
+   * A team always keeps an admin (someone must be able to manage it): a change that leaves none is refused with
+   * CONFLICT and rolled back. Runs after the change, under the team's membership lock, so two admins removing each
+   * other at once cannot both succeed.
+   */
+  private async keepAnAdmin(trx: Transaction<IdentityDatabase>, team: TeamRow, username: string, change: 'remove' | 'demote'): Promise<void> {
+    if ((await store.countTeamAdmins(trx, team.id)) > 0) return;
+    throw new ConflictError(
+      `"${username}" is the last admin of team "${team.name}": make another member an admin before you ${change === 'remove' ? 'remove' : 'demote'} them`,
+    );
   }
 
   private async requireTeam(db: Parameters<typeof store.teamByName>[0], name: string): Promise<TeamRow> {

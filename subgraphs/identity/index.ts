@@ -19,7 +19,10 @@ export const identitySubgraph = defineSubgraph<IdentityServices>({
   createServices: ({ store, logger }) => {
     const db = store as import('kysely').Kysely<IdentityDatabase>;
     const authenticator = new Authenticator(db);
-    const identity = new IdentityService(db, logger, (userIds) => authenticator.invalidateUsers(userIds));
+    const identity = new IdentityService(db, logger, async (userIds, seq) => {
+      authenticator.invalidateUsers(userIds);
+      await authenticator.awaitFollowers(seq);
+    });
     return { identity, authenticator };
   },
   references: ({ identity }) => ({

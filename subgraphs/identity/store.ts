@@ -102,6 +102,21 @@ export const identityStore = {
       .onConflict((oc) => oc.columns(['team_id', 'user_id']).doUpdateSet({ role }))
       .execute(),
 
+  /** Serializes membership changes of one team (held until the transaction ends), so admin counts stay true. */
+  lockTeamMemberships: (db: IdentityDb, teamId: string) => db.selectFrom('teams').select('id').where('id', '=', teamId).forUpdate().execute(),
+
+  countTeamAdmins: async (db: IdentityDb, teamId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('memberships')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('team_id', '=', teamId)
+          .where('role', '=', 'ADMIN')
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+
   removeMembership: (db: IdentityDb, teamId: string, userId: string) =>
     db.deleteFrom('memberships').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst(),
 
@@ -193,8 +208,55 @@ export const identityStore = {
     db.selectFrom('api_keys').select(['id', 'user_id as userId', 'key_hash as keyHash']).where('id', '=', id).executeTakeFirst(),
 
   /** Tells every process caching principals that this user's changed; delivered when the transaction commits. */
-  notifyPrincipalChanged: async (db: IdentityDb, userId: string) => {
-    await sql`select pg_notify(${PRINCIPAL_CHANGED_CHANNEL}, ${userId})`.execute(db);
+  /**
+   * Numbers the change and tells every process following changes (payload `<number> <user id>`), at commit. Returns
+   * the number, which the followers acknowledge once their caches no longer hold the user's old principal.
+   */
+  notifyPrincipalChanged: async (db: IdentityDb, userId: string): Promise<bigint> => {
+    const { rows } = await sql<{ seq: string }>`select nextval('identity.principal_change_seq')::text as seq`.execute(db);
+    const seq = rows[0]!.seq;
+    await sql`select pg_notify(${PRINCIPAL_CHANGED_CHANNEL}, ${`${seq} ${userId}`})`.execute(db);
+    return BigInt(seq);
+  },
+
+  /**
+   * Registered once the follower LISTENs: it acknowledges each change whose notification it receives from then on.
+   * It starts at 0, not at the newest number, because a change numbered but not yet committed would otherwise count
+   * as applied while its notification is still to come. Rows of followers gone for an hour (a process killed before
+   * its clean-up) are deleted on the way.
+   */
+  registerPrincipalFollower: async (db: IdentityDb, id: string) => {
+    await db.deleteFrom('principal_followers').where('seen_at', '<', sql<Date>`now() - interval '1 hour'`).execute();
+    await db
+      .insertInto('principal_followers')
+      .values({ id, acked_seq: 0 })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  },
+
+  /** The follower is alive (heartbeat), and has applied every change up to `seq` when given. */
+  touchPrincipalFollower: (db: IdentityDb, id: string, seq?: bigint) =>
+    db
+      .updateTable('principal_followers')
+      .set((eb) => ({
+        seen_at: sql`now()`,
+        ...(seq === undefined ? {} : { acked_seq: eb.fn('greatest', [eb.ref('acked_seq'), sql`${String(seq)}::bigint`]) }),
+      }))
+      .where('id', '=', id)
+      .executeTakeFirst()
+      .then((result) => Number(result.numUpdatedRows) > 0),
+
+  removePrincipalFollower: (db: IdentityDb, id: string) => db.deleteFrom('principal_followers').where('id', '=', id).execute(),
+
+  /** Followers seen within `aliveWithinMs` that have not yet applied change `seq`. */
+  followersBehind: async (db: IdentityDb, seq: bigint, aliveWithinMs: number): Promise<string[]> => {
+    const rows = await db
+      .selectFrom('principal_followers')
+      .select('id')
+      .where('acked_seq', '<', String(seq))
+      .where('seen_at', '>', sql<Date>`now() - make_interval(secs => ${aliveWithinMs / 1000})`)
+      .execute();
+    return rows.map((row) => row.id);
   },
 
   revokeApiKey: (db: IdentityDb, id: string) =>

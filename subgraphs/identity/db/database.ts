@@ -47,6 +47,13 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+/** A process caching principals, and the last principal change it applied (migration 2026-11-28T1000). */
+export interface PrincipalFollowersTable {
+  id: string;
+  acked_seq: ColumnType<string, string | number | bigint, string | number | bigint>;
+  seen_at: ColumnType<Date, never, Date | string>;
+}
+
 export interface IdentityDatabase {
   teams: TeamsTable;
   users: UsersTable;
@@ -54,4 +61,5 @@ export interface IdentityDatabase {
   projects: ProjectsTable;
   resource_roles: ResourceRolesTable;
   api_keys: ApiKeysTable;
+  principal_followers: PrincipalFollowersTable;
 }
