@@ -106,12 +106,16 @@ export class Authenticator {
       this.invalidateUsers([userId!]);
       this.acknowledge(BigInt(seq!));
     });
-    // Registered once listening: from here on it receives, and so acknowledges, every change that commits.
+    // Registered once listening: from here on it receives, and so acknowledges, every change that commits. A process
+    // other than identity's own (the distributed gateway, a subgraph service) may start before identity has created
+    // the table: the heartbeat registers it then.
     const id = randomUUID();
-    await store.registerPrincipalFollower(this.db, id);
     const heartbeat = setInterval(() => this.beat(), FOLLOWER_HEARTBEAT_MS);
     heartbeat.unref();
     this.follower = { id, heartbeat, logger };
+    await store.registerPrincipalFollower(this.db, id).catch((error: unknown) => {
+      logger.info({ err: error }, 'principal changes: not registered as a follower yet (identity not migrated?); retrying with the heartbeat');
+    });
   }
 
   /**
