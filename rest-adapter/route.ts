@@ -115,6 +115,11 @@ export interface SseOptions<Body = any, Params = any, Query = any> {
   event(data: any): unknown;
   /** The last data line, e.g. OpenAI's `[DONE]`; omitted when undefined. */
   done?: string;
+  /**
+   * Shapes the event that ends a stream failing after its first event, from the family's error body and the number
+   * of events already sent (default: the error body itself), for protocols whose error event has its own shape.
+   */
+  errorEvent?(body: unknown, eventsSent: number): unknown;
 }
 
 export interface RouteStream<Body = any, Params = any, Query = any> {

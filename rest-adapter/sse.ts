@@ -93,21 +93,27 @@ export async function serveEventStream(
     pending += `data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`;
   };
   let failed = false;
+  let sent = 0;
+  const writeError = (error: TrellisError) => {
+    const body = errorResponse(family, error).body;
+    write(sse.errorEvent ? sse.errorEvent(body, sent) : body);
+  };
   try {
     while (!next.done && !ended) {
       if (next.value.errors?.length) {
-        write(errorResponse(family, firstError(next.value)).body);
+        writeError(firstError(next.value));
         failed = true;
         break;
       }
       write(sse.event(next.value.data));
+      sent++;
       next = await iterator.next();
     }
   } catch (error) {
     if (!ended) {
       const trellisError = asTrellisError(error);
       if (trellisError.status >= 500 && trellisError.code === 'INTERNAL') request.log.error({ err: error }, 'event stream failed');
-      write(errorResponse(family, trellisError).body);
+      writeError(trellisError);
     }
     failed = true;
   }

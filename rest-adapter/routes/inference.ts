@@ -107,7 +107,9 @@ export const inferenceRoutes = [
         'subscription ResponseEvents($body: JSONObject!, $project: String) { openaiResponseEvents(body: $body, project: $project) }',
       variables: (input) => ({ body: input.body, project: projectHeader(input) }),
       event: (data: { openaiResponseEvents: unknown }) => data.openaiResponseEvents,
-      // OpenAI ends a Responses stream with response.completed, not [DONE].
+      // OpenAI ends a Responses stream with response.completed, not [DONE]; a failure with an `error` event, numbered
+      // like the others (the openai SDK throws on its `error`, the AI SDK reports it as an error part).
+      errorEvent: (body, eventsSent) => ({ type: 'error', sequence_number: eventsSent, ...(body as object) }),
     },
   }),
   defineRoute({

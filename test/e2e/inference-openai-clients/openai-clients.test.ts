@@ -25,6 +25,8 @@ let platform: TestPlatform;
 let upstream: EmbeddingsUpstream;
 /** A chat server that streams its six words slowly: requests to it stay in flight for a while. */
 let slowChat: StandInUpstream;
+/** A chat server that stops sending after its first words: the stream fails after it started. */
+let stalling: StandInUpstream;
 let outsider: { key: string };
 let baseURL: string;
 
@@ -47,6 +49,7 @@ const norm = (vector: readonly number[]) => Math.sqrt(vector.reduce((sum, value)
 beforeAll(async () => {
   upstream = await startEmbeddingsUpstream();
   slowChat = await startStandInUpstream({ name: 'slow', chunkDelayMs: 300 });
+  stalling = await startStandInUpstream({ name: 'stalling', mode: 'stream-then-hang' });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'trellis-models-'));
   const modelsFile = path.join(dir, 'models.json');
   await writeFile(
@@ -58,6 +61,7 @@ beforeAll(async () => {
         { id: 'research-embedder', backend: 'embedded', root: MODEL, teams: ['research'] },
         { id: 'stand-in-chat', backend: 'openai-compatible', deployments: [{ base_url: slowChat.baseUrl }] },
         { id: 'acme/tiny', backend: 'embedded', root: MODEL, owned_by: 'acme' },
+        { id: 'stalling-chat', backend: 'openai-compatible', deployments: [{ base_url: stalling.baseUrl, timeout_ms: 300 }] },
       ],
     }),
   );
@@ -71,6 +75,7 @@ afterAll(async () => {
   await platform?.close();
   await upstream?.close();
   await slowChat?.close();
+  await stalling?.close();
 });
 
 describe('openai: GET /models/{id}', () => {
@@ -257,6 +262,50 @@ describe('openai: POST /responses', () => {
     const records = await usageRecords('trellis', 'limited');
     expect(records.filter((record) => record.status === 429).map((record) => record.model).sort()).toEqual([MODEL, MODEL]);
     expect(records).toContainEqual(expect.objectContaining({ model: 'stand-in-chat', status: 200, stream: true, completionTokens: 6 }));
+  });
+});
+
+describe('a Responses stream that fails after it started', () => {
+  it('ends with an error event: numbered like the others, carrying the OpenAI error (the openai SDK throws it)', async () => {
+    const raw = await platform.fetch('/inference/v1/responses', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'stalling-chat', input: 'x', stream: true }),
+    });
+    expect(raw.status).toBe(200);
+    const events = (await raw.text()).split('\n\n').filter(Boolean).map((event) => JSON.parse(event.replace(/^data: /, '')));
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'error',
+    ]);
+    expect(events.at(-1)).toEqual({
+      type: 'error',
+      sequence_number: 5,
+      error: { message: 'The model server sent no next byte within 300 ms', type: 'server_error', param: null, code: 'upstream_timeout' },
+    });
+
+    const stream = await sdk().responses.create({ model: 'stalling-chat', input: 'x', stream: true });
+    const failure = await (async () => {
+      for await (const _event of stream) {
+        // until it fails
+      }
+    })().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect((failure as InstanceType<typeof OpenAI.APIError>).code).toBe('upstream_timeout');
+  });
+
+  it('reaches the AI SDK as an error part', async () => {
+    const result = streamText({ model: createOpenAI({ baseURL, apiKey: ADMIN_KEY })('stalling-chat'), prompt: 'x', onError: () => undefined });
+    const parts = [];
+    for await (const part of result.fullStream) parts.push(part);
+    expect(parts.filter((part) => part.type === 'text-delta').map((part) => (part as { text: string }).text)).toEqual(['Hello']);
+    // The provider's own error (not a chunk it failed to parse), with OpenAI's code and the status it stands for.
+    const failure = parts.find((part) => part.type === 'error') as { error: { code?: string; statusCode?: number } } | undefined;
+    expect(failure?.error).toMatchObject({ code: 'upstream_timeout', statusCode: 504 });
   });
 });
 
