@@ -116,6 +116,25 @@ export class IdentityService {
 
   private readonly knownProjects = new Map<string, ProjectRow>();
 
+  /**
+   * W&B's upsertModel: the project, created on first use like ensureProject, with its description replaced when one
+   * is given. `inserted` says whether this call created it.
+   */
+  async upsertProject(caller: Principal, entity: string, name: string, description: string | null | undefined): Promise<{ project: ProjectRow; inserted: boolean }> {
+    assertValidName('Project', name);
+    if (!isTeamMember(caller, entity)) throw new ForbiddenError(`You cannot write to entity "${entity}"`);
+    return this.db.transaction().execute(async (trx) => {
+      const team = await this.requireTeam(trx, entity);
+      const existed = await store.projectByName(trx, entity, name);
+      if (!existed) await store.ensureProject(trx, team.id, name);
+      const project = (await store.projectByName(trx, entity, name))!;
+      if (description !== undefined && description !== null) await store.setProjectDescription(trx, project.id, description);
+      return { project, inserted: !existed };
+    });
+  }
+
+  projectDescription = (projectId: string) => store.projectDescription(this.db, projectId);
+
   async grantResourceAdmin(
     caller: Principal,
     kind: 'PROJECT' | 'REGISTRY',

@@ -153,6 +153,12 @@ export const identityStore = {
       .onConflict((oc) => oc.doNothing())
       .execute(),
 
+  projectDescription: async (db: IdentityDb, projectId: string): Promise<string | null> =>
+    (await db.selectFrom('projects').select('description').where('id', '=', projectId).executeTakeFirst())?.description ?? null,
+
+  setProjectDescription: (db: IdentityDb, projectId: string, description: string | null) =>
+    db.updateTable('projects').set({ description }).where('id', '=', projectId).execute(),
+
   projectByName: (db: IdentityDb, entity: string, name: string): Promise<ProjectRow | undefined> =>
     db
       .selectFrom('projects')

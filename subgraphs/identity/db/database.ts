@@ -26,6 +26,8 @@ export interface ProjectsTable {
   team_id: string;
   name: string;
   created_at: CreatedAt;
+  /** Set by upsertModel (migration 2026-11-28T1100); null until someone describes the project. */
+  description: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export const RESOURCE_KINDS = ['PROJECT', 'REGISTRY'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];

@@ -99,7 +99,7 @@ describe('the entity-names migration on existing data', () => {
       await sql`insert into identity.teams (name) values ('crew')`.execute(root);
     });
     try {
-      expect(await identitySubgraph.migrate(db)).toEqual(['2026-11-25T1000-entity-names-ignore-case', '2026-11-28T1000-principal-change-followers']);
+      expect(await identitySubgraph.migrate(db)).toEqual(['2026-11-25T1000-entity-names-ignore-case', '2026-11-28T1000-principal-change-followers', '2026-11-28T1100-project-description']);
       const members = await sql<{ team: string; username: string; role: string }>`
         select t.name as team, u.username, m.role from identity.memberships m
         join identity.teams t on t.id = m.team_id join identity.users u on u.id = m.user_id`.execute(db.root);
