@@ -1,3 +1,4 @@
+import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { storedKey } from '../auth';
@@ -166,7 +167,15 @@ function TeamMembers({ team, role }: { team: string; role: TeamRole }) {
   const [removeState, removeMember] = useMutation(SettingsRemoveTeamMemberDocument);
   const [username, setUsername] = useState('');
   const [newRole, setNewRole] = useState<TeamRole>('MEMBER');
+  /** The member whose removal waits for confirmation. */
+  const [removing, setRemoving] = useState<string | null>(null);
   const refresh = () => reexecute({ requestPolicy: 'network-only' });
+  const confirmRemoval = async () => {
+    if (!removing) return;
+    const outcome = await removeMember({ team, username: removing });
+    setRemoving(null);
+    if (!outcome.error) refresh();
+  };
   const headingId = `team-members-${team}`;
 
   const add = async (event: FormEvent) => {
@@ -224,7 +233,7 @@ function TeamMembers({ team, role }: { team: string; role: TeamRole }) {
                 className="button button-danger"
                 aria-label={`Remove ${member.username} from ${team}`}
                 disabled={removeState.fetching}
-                onClick={() => void removeMember({ team, username: member.username }).then(refresh)}
+                onClick={() => setRemoving(member.username)}
               >
                 Remove
               </button>
@@ -267,6 +276,20 @@ function TeamMembers({ team, role }: { team: string; role: TeamRole }) {
           Only admins of {team} can add or remove members and change roles; you are a {role.toLowerCase()}.
         </p>
       )}
+      <ConfirmDialog
+        open={removing !== null}
+        title={`Remove ${removing ?? ''} from ${team}?`}
+        confirmLabel="Yes, remove"
+        cancelLabel="Keep them"
+        danger
+        busy={removeState.fetching}
+        onConfirm={() => void confirmRemoval()}
+        onClose={() => setRemoving(null)}
+      >
+        {removing === viewer.username
+          ? `You lose access to ${team}'s projects at once, in every tab and client using your keys.`
+          : `${removing ?? ''} loses access to ${team}'s projects at once, with every key they hold.`}
+      </ConfirmDialog>
       {setState.error ? <InlineError error={setState.error} /> : null}
       {removeState.error ? <InlineError error={removeState.error} /> : null}
       <QueryState result={result} loadingLabel="Loading members…">

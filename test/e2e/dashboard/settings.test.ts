@@ -58,7 +58,16 @@ describe('dashboard: Settings', () => {
     await team.getByLabel('Role of erin in trellis').selectOption('ADMIN');
     await expect.poll(async () => (await harness.platform.graphql('{ team(name: "trellis") { members { username role } } }')).body.data.team.members).toContainEqual({ username: 'erin', role: 'ADMIN' });
 
+    // Removing asks first; keeping them changes nothing.
     await team.getByRole('button', { name: 'Remove erin from trellis' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Remove erin from trellis?' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('erin loses access to trellis');
+    await dialog.getByRole('button', { name: 'Keep them' }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await members.getByRole('row', { name: /erin/ }).count()).toBe(1);
+    await team.getByRole('button', { name: 'Remove erin from trellis' }).click();
+    await dialog.getByRole('button', { name: 'Yes, remove' }).click();
     await expect.poll(() => members.getByRole('row', { name: /erin/ }).count()).toBe(0);
 
     // Refused by the server: the catalogue code and its message, not a generic failure.
