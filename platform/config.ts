@@ -55,11 +55,27 @@ export interface PlatformConfig {
    */
   tls: TlsSetting | undefined;
   /**
+   * Deletion of what is past its retention (traces, usage records, platform events): the schedule every retention
+   * worker follows, and how long platform events are kept (TRELLIS_EVENT_RETENTION_DAYS; unset: forever, except
+   * the events pruned once consumed). Trace and usage retention are their subgraphs' settings.
+   */
+  retention: RetentionSchedule & { eventDays: number | undefined };
+  /**
    * The environment this configuration was read from. Settings that belong to one subgraph are parsed by that
    * subgraph's own config module from here (e.g. subgraphs/automations/config.ts), so tests and processes that
    * pass an explicit environment configure subgraphs the same way.
    */
   env: Readonly<Record<string, string | undefined>>;
+}
+
+/** How every retention worker (platform/db/retention-worker.ts) deletes: how often, how much at once, how long it pauses. */
+export interface RetentionSchedule {
+  /** A sweep starts this long after the previous one ended (and this long after start-up). */
+  intervalMs: number;
+  /** Most rows (or traces) one statement deletes. */
+  batchSize: number;
+  /** Pause between two batches, so deletion never holds the database for long. */
+  pauseMs: number;
 }
 
 export type TlsSetting = { kind: 'files'; certFile: string; keyFile: string } | { kind: 'self-signed' };
@@ -105,6 +121,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     databasePoolSize: integer(env, 'TRELLIS_DB_POOL_SIZE', 20, 1, 500),
     processes: processCount(env),
     tls: tlsSetting(env),
+    retention: {
+      intervalMs: integer(env, 'TRELLIS_RETENTION_INTERVAL_MS', 60_000, 100, 86_400_000),
+      batchSize: integer(env, 'TRELLIS_RETENTION_BATCH_SIZE', 1_000, 1, 100_000),
+      pauseMs: integer(env, 'TRELLIS_RETENTION_PAUSE_MS', 50, 0, 60_000),
+      eventDays: retentionDays(env, 'TRELLIS_EVENT_RETENTION_DAYS'),
+    },
     env: { ...env },
   };
 }
@@ -129,6 +151,16 @@ export function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, 
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** Longest retention a setting accepts (a century): anything longer is a typo, not a policy. */
+export const MAX_RETENTION_DAYS = 36_500;
+
+/** A retention in whole days from the environment (1 to MAX_RETENTION_DAYS); unset or empty: keep forever. */
+export function retentionDays(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return integer(env, name, 0, 1, MAX_RETENTION_DAYS);
 }
 
 function requestTimeouts(env: NodeJS.ProcessEnv): { requestTimeoutMs: number; headersTimeoutMs: number } {

@@ -16,6 +16,13 @@ export const INFERENCE_COMPLETIONS_EVENT = 'inference.completions';
  */
 export const INFERENCE_COMPLETION_EVENT = 'inference.completion';
 
+/**
+ * Event types deleted from the outbox as soon as every durable consumer of the type has applied them, whatever the
+ * event retention: they carry whole requests and answers (a flush's traced completions each), their consumer turned
+ * them into rows of its own (calls), and kept they would be most of the event log's size.
+ */
+export const PRUNED_ONCE_CONSUMED_EVENT_TYPES: readonly string[] = [INFERENCE_COMPLETIONS_EVENT, INFERENCE_COMPLETION_EVENT];
+
 /** A completed Weave call (start and end fields together). */
 export interface CompletedCallRecord {
   id: string;

@@ -1,6 +1,7 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Logger } from '../logger.js';
+import { reportConsumerPosition, type ConsumerPosition } from './consumer-positions.js';
 import { formatCursor, parseCursor, parseNotifiedTypes, type PlatformEvent } from './event.js';
 import { NotificationListener } from './notification-listener.js';
 import { EVENTS_CHANNEL, EVENTS_SCHEMA } from './schema.js';
@@ -182,6 +183,11 @@ export class PlatformEventStream {
         this.waiters.delete(waiter);
       }
     });
+  }
+
+  /** Records a durable consumer's position, which the event log's retention respects (consumer-positions.ts). */
+  reportPosition(position: ConsumerPosition): Promise<void> {
+    return reportConsumerPosition(this.root, position);
   }
 
   async close(): Promise<void> {

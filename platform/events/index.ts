@@ -5,3 +5,5 @@ export { PlatformEventConsumer } from './event-consumer.js';
 export { NotificationListener } from './notification-listener.js';
 export { publishEvent, publishEvents } from './publish-event.js';
 export { EVENTS_CHANNEL, EVENTS_SCHEMA, migrateEvents } from './schema.js';
+export { consumerPositions, reportConsumerPosition, type ConsumerPosition } from './consumer-positions.js';
+export { createEventRetentionWorker, eventRetentionPasses, type EventRetention } from './event-retention.js';

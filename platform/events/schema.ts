@@ -39,6 +39,20 @@ const migrations: Migrations = {
       await db.schema.createIndex('events_type_order').on('events').columns(['type', 'tx_id', 'id']).execute();
     },
   },
+  // Retention (event-retention.ts): where each durable consumer has got to, so no event is deleted before every
+  // consumer of its type processed it; and the events by age, so a sweep finds the old ones without a scan.
+  '2026-11-28T0500-event-retention': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('consumer_positions')
+        .addColumn('consumer', 'text', (col) => col.primaryKey())
+        .addColumn('types', sql`text[]`, (col) => col.notNull())
+        .addColumn('cursor', 'text', (col) => col.notNull())
+        .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema.createIndex('events_created_at').on('events').columns(['created_at']).execute();
+    },
+  },
 };
 
 /** Creates or upgrades the outbox; every subgraph that publishes or reads events calls it (idempotent). */
