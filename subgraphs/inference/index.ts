@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { requirePrincipal } from '../../platform/auth/authorize.js';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
-import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
+import { createEventRetentionWorker, migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import { createModelLimiter } from '../../platform/model-access/limits.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import { publishCompletionEvents } from './tracing/publish-completion-events.js';
@@ -27,6 +27,7 @@ import { TraceSettings } from './tracing/trace-settings.js';
 import { TraceSettingsResolver } from './tracing/trace-settings.resolver.js';
 import { TrainingUsageRecorder } from './usage/training-usage-recorder.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
+import { createUsageRetentionWorker } from './usage/usage-retention.js';
 import { UsageQueries } from './usage/usage-queries.js';
 import { Project, ProjectUsageResolver, Team, TeamUsageResolver } from './usage/usage.resolver.js';
 
@@ -64,7 +65,9 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     const chat = new ChatService(catalog, limiter, usage, traceSettings, logger);
     const embeddings = new EmbeddingsService(catalog, limiter, usage, logger);
     const events = new PlatformEventStream(connection.root, listener, logger);
-    return { config, catalog, chat, embeddings, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, listener, db };
+    const usageRetention = createUsageRetentionWorker(db, config.usageRetentionDays, platformConfig, logger.child({ worker: 'usage-retention' }));
+    const eventRetention = createEventRetentionWorker(connection.root, platformConfig, logger.child({ worker: 'event-retention' }));
+    return { config, catalog, chat, embeddings, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, listener, db, usageRetention, eventRetention };
   },
   onStart: async ({ catalog, traceSettings }) => {
     await catalog.start();
@@ -99,9 +102,11 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
       return toResponseEvents(args.body, await chat.stream(args.body, caller, toChatRequest));
     },
   }),
-  workers: ({ usage, catalog, traceSettings, embeddedRuntime, events, db }, { logger }): BackgroundWorker[] => [
+  workers: ({ usage, catalog, traceSettings, embeddedRuntime, events, db, usageRetention, eventRetention }, { logger }): BackgroundWorker[] => [
     usage,
     new TrainingUsageRecorder(db, events, logger.child({ worker: 'training-usage' })),
+    usageRetention,
+    eventRetention,
     {
       name: 'inference-catalog',
       start: () => undefined,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { integer, type PlatformConfig } from '../../platform/config.js';
+import { integer, retentionDays, type PlatformConfig } from '../../platform/config.js';
 
 /**
  * Settings of the inference subgraph, parsed from the platform's environment with the same strictness as
@@ -18,6 +18,8 @@ export interface InferenceConfig {
   usageFlushMs: number;
   /** How often the catalog is re-read, to see changes made by other processes. */
   catalogRefreshMs: number;
+  /** Usage records older than this many days are deleted (TRELLIS_USAGE_RETENTION_DAYS); undefined: kept forever. */
+  usageRetentionDays: number | undefined;
 }
 
 export function loadInferenceConfig(config: PlatformConfig): InferenceConfig {
@@ -30,5 +32,6 @@ export function loadInferenceConfig(config: PlatformConfig): InferenceConfig {
     upstreamConnections: integer(env, 'TRELLIS_INFERENCE_UPSTREAM_CONNECTIONS', 256, 1, 10_000),
     usageFlushMs: integer(env, 'TRELLIS_INFERENCE_USAGE_FLUSH_MS', 1_000, 10, 600_000),
     catalogRefreshMs: integer(env, 'TRELLIS_INFERENCE_CATALOG_REFRESH_MS', 10_000, 100, 3_600_000),
+    usageRetentionDays: retentionDays(env, 'TRELLIS_USAGE_RETENTION_DAYS'),
   };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { RetentionWorker } from '../../platform/db/retention-worker.js';
 import type { NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import type { InferenceDatabase } from './db/database.js';
 import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
@@ -25,4 +26,11 @@ export interface InferenceServices {
   /** This process's LISTEN connection for the subgraph (platform events, catalog and trace-setting changes). */
   listener: NotificationListener;
   db: Kysely<InferenceDatabase>;
+  /** Deletes usage records past TRELLIS_USAGE_RETENTION_DAYS (a background worker). */
+  usageRetention: RetentionWorker;
+  /**
+   * Deletes platform events past TRELLIS_EVENT_RETENTION_DAYS and the traced completions' events once recorded (a
+   * background worker). The event log is the platform's; inference runs its retention because it publishes most of it.
+   */
+  eventRetention: RetentionWorker;
 }

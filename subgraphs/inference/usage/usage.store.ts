@@ -106,6 +106,20 @@ export const usageStore = {
     `.execute(db);
   },
 
+  /**
+   * Retention: one batch of at most `limit` records created before `cutoff`, oldest first (the created_at index);
+   * rows another sweep is deleting are skipped. Resolves with how many went.
+   */
+  async deleteOlderThan(db: Db, cutoff: Date, limit: number): Promise<number> {
+    const result = await db
+      .deleteFrom('usage_records')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('usage_records').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit).forUpdate().skipLocked(),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
   async aggregate(db: Db, scope: UsageScope, groupBy: readonly UsageGroupBy[]): Promise<UsageBucketRow[]> {
     let query = db.selectFrom('usage_records').where('entity', '=', scope.entity);
     if (scope.project !== undefined) query = query.where('project', '=', scope.project);
