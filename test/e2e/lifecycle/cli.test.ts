@@ -63,6 +63,30 @@ describe('npm run cli', () => {
     expect(badName.output).toMatch(/Project name "no spaces" is invalid/);
   }, 60_000);
 
+  it('answers --help, bad options and bad ids with one clear line and the same exit code for the same kind of failure', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    expect(help.output).toMatch(/^usage: npm run cli/);
+    // An option without its value: the usage, exit 2, no stack trace.
+    for (const args of [['key', 'create', 'carol', '--name']]) {
+      const bad = await cli(...args);
+      expect({ args, code: bad.code }).toEqual({ args, code: 2 });
+      expect(bad.output).toMatch(/^error: .+\n[\s\S]*usage: npm run cli/);
+      expect(bad.output).not.toMatch(/\n\s+at /);
+    }
+    // Not found is exit 1 whatever the command; a malformed key id is not found, not PostgreSQL's cast error.
+    for (const args of [['key', 'create', 'nobody'], ['team', 'add-member', 'research', 'nobody'], ['key', 'revoke', 'not-a-key-id']]) {
+      const missing = await cli(...args);
+      expect({ args, code: missing.code }).toEqual({ args, code: 1 });
+      expect(missing.output).toMatch(/^error: .*(does not exist)/);
+      expect(missing.output).not.toMatch(/invalid input syntax|\n\s+at /);
+    }
+    // The database cannot be reached: exit 3 saying so.
+    const unreachable = await cliWith({ DATABASE_URL: 'postgres://trellis@127.0.0.1:1/trellis' }, undefined, 'key', 'list', 'carol');
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.output).toMatch(/^error: cannot reach the database: .*ECONNREFUSED/);
+  }, 60_000);
+
   it('configures automations through the running platform: secrets from standard input, any GraphQL operation', async () => {
     const env = { TRELLIS_URL: platform.url, TRELLIS_API_KEY: platform.adminKey };
     const secret = await cliWith(env, 'tok-0123456789-very-secret\n', 'secret', 'create', 'trellis', 'HOOK_TOKEN');
