@@ -2,24 +2,41 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PrimaryChannel, PrimaryHandler } from '../cluster/ipc.js';
-import { deadLetterRecords } from '../db/poisoned-records.js';
+import { WORKER_METRICS } from './worker-metrics.js';
 
 const CLUSTER_METRICS = 'metrics.cluster';
 
 export interface MetricsOptions {
   /**
    * A worker of a process-per-core platform: `/metrics` answers for all its processes (the primary gathers every
-   * worker's registry and sums them), since a scrape reaches whichever process the connection landed on.
+   * worker's registry, each series keeping its `process` label), since a scrape reaches whichever process the
+   * connection landed on.
    */
   primary?: PrimaryChannel;
+  /**
+   * The `service` label of every series: `platform` (every subgraph and the gateway in one process, the default),
+   * `gateway` (the distributed topology's gateway) or a subgraph service's name.
+   */
+  service?: string;
+  /**
+   * The `process` label of every series: this process's index in a process-per-core platform (0 when it runs
+   * alone). Each process's series stay apart in the cluster's `/metrics`, so one hot or leaking process shows.
+   */
+  processIndex?: number;
 }
 
-/** Prometheus metrics of the platform: Node defaults, request latency by route and status, dead-lettered records. */
+/**
+ * Prometheus metrics of a service: Node defaults, request latency by route and status, and the background workers'
+ * counters (dead-lettered records, deliveries, lags, queue depth), every series labelled with `service` and `process`.
+ */
 export function registerMetrics(app: FastifyInstance, options: MetricsOptions = {}): Registry {
   const registry = new Registry();
+  // Default labels are added to each series as it is read, also when the cluster's primary gathers them: the
+  // aggregation then sums only series with equal labels, i.e. none across processes.
+  registry.setDefaultLabels({ service: options.service ?? 'platform', process: String(options.processIndex ?? 0) });
   collectDefaultMetrics({ register: registry, prefix: 'trellis_' });
-  // Process-wide: the background writers of every subgraph in this process count into it.
-  registry.registerMetric(deadLetterRecords);
+  // Process-wide: the background workers of every subgraph in this process count into them.
+  for (const metric of WORKER_METRICS) registry.registerMetric(metric);
   const duration = new Histogram({
     name: 'trellis_http_request_duration_seconds',
     help: 'HTTP request latency',

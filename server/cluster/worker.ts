@@ -29,7 +29,7 @@ export function clusterWorker(config: PlatformConfig): ClusterWorker | undefined
     platformOptions: {
       replica: index > 0,
       modelLimiter: new SharedModelLimiter(primary, createModelLimiter(config).enabled),
-      metrics: { primary },
+      metrics: { primary, processIndex: index },
     },
     ready: (url) => primary.notify(READY_NOTICE, { url }),
     onPrimaryGone: (handler) => process.once('disconnect', handler),

@@ -3,6 +3,7 @@ import { writeBatchIsolating } from '../../../platform/db/poisoned-records.js';
 import type { Logger } from '../../../platform/logger.js';
 import { toStorableText } from '../../../platform/storable-input.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
+import { webhookDeliveryAttempts } from '../../../platform/http/worker-metrics.js';
 import { parseTemplate, renderTemplate, type EventVariables, type ParsedTemplate } from '../automation/payload-template.js';
 import type { AutomationsConfig } from '../config.js';
 import { credentialVariables, redact, redactorFor, type SecretService, type WebhookCredentials } from '../secret/secret.service.js';
@@ -176,6 +177,7 @@ export class DeliveryWorker implements BackgroundWorker {
       response_body: toStorableText(redact(responseBody, credentials)),
       error,
     };
+    webhookDeliveryAttempts.inc({ outcome: outcome.status === 'SUCCEEDED' ? 'succeeded' : retry ? 'retrying' : 'failed' });
     // The slot is free as soon as the request is done; the outcome is written with the next batch.
     this.pending.push({ outcome, row, disableWebhook: verdict.kind === 'failed' && verdict.disableWebhook === true });
     this.flushSoon();

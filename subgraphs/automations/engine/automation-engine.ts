@@ -6,6 +6,7 @@ import { writeBatchIsolating } from '../../../platform/db/poisoned-records.js';
 import { parseCursor, START_CURSOR, type PlatformEvent } from '../../../platform/events/index.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
+import { ageSeconds, automationEngineEvents, automationEngineLag } from '../../../platform/http/worker-metrics.js';
 import { AUTOMATION_EVENT_TYPES, type AutomationEvent } from '../automations.schemas.js';
 import type { SubscriptionContext } from '../events/subscription-context.js';
 import type { AutomationsServices } from '../services.js';
@@ -186,6 +187,8 @@ export class AutomationEngine implements BackgroundWorker {
           afterDeadLetter: (event) => this.passOver(event),
         });
         if (unhandled.length > 0) throw new Error(`${unhandled.length} platform events could not be handled`);
+        automationEngineEvents.inc(batch.length);
+        automationEngineLag.set(ageSeconds(batch.at(-1)!.createdAt));
       }
     })();
     // A failure of the processing stops the reading (`reading` is false from then on) and ends the read in progress

@@ -4,10 +4,14 @@ import type { Logger } from '../../../platform/logger.js';
 import type { BackgroundWorker } from '../../../platform/subgraph.js';
 import type { TrainingStore } from '../store.js';
 import type { TrainingConfig } from '../training-config.js';
-import { enqueueTrainingJob, graphileLogger, TRAINING_TASK } from './job-queue.js';
+import { enqueueTrainingJob, graphileLogger, queueStats, TRAINING_TASK } from './job-queue.js';
+import { trainingQueueJobs } from '../../../platform/http/worker-metrics.js';
 import { TRAINING_RUN_FAILED_EVENT } from '../../../platform/events/contracts.js';
 import type { TrainingJobRunner } from './job-runner.js';
 import { publishTrainingEvent } from './training-run-events.js';
+
+/** How often the queue's depth is sampled for /metrics (about a Prometheus scrape interval). */
+const QUEUE_DEPTH_SAMPLE_MS = 10_000;
 
 /**
  * Consumes the training queue (graphile-worker, `concurrency` jobs at a time) and watches heartbeats: a RUNNING job
@@ -22,6 +26,8 @@ export class TrainingQueueWorker implements BackgroundWorker {
   private runner: Runner | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> = Promise.resolve();
+  private depthTimer: NodeJS.Timeout | undefined;
+  private sampling: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -48,11 +54,26 @@ export class TrainingQueueWorker implements BackgroundWorker {
       this.sweeping = this.sweepStaleJobs().catch((error: unknown) => this.logger.warn({ err: error }, 'training heartbeat sweep failed'));
     }, this.config.heartbeatMs);
     this.sweepTimer.unref();
+    // The queue's depth for /metrics (trellis_training_queue_jobs), sampled rather than counted per request.
+    const sampleDepth = () => {
+      this.sampling = queueStats(this.store.db, 'all').then(
+        ({ pending, locked }) => {
+          trainingQueueJobs.set({ state: 'pending' }, pending);
+          trainingQueueJobs.set({ state: 'locked' }, locked);
+        },
+        (error: unknown) => this.logger.debug({ err: error }, 'sampling the training queue depth failed'),
+      );
+    };
+    sampleDepth();
+    this.depthTimer = setInterval(sampleDepth, QUEUE_DEPTH_SAMPLE_MS);
+    this.depthTimer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweepTimer);
+    clearInterval(this.depthTimer);
     await this.sweeping;
+    await this.sampling;
     await this.jobs.stop();
     await this.runner?.stop();
   }

@@ -96,9 +96,10 @@ async function until<T>(what: string, read: () => T | Promise<T>, accept: (value
   }
 }
 
+/** The platform's count, summed over its processes' series (each has its own, labelled `process`). */
 function metricCount(text: string, route: string, status: string): number {
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`trellis_http_request_duration_seconds_count{method="GET",route="${route}",status="${status}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  const lines = text.split('\n').filter((candidate) => candidate.startsWith(`trellis_http_request_duration_seconds_count{method="GET",route="${route}",status="${status}",`));
+  return lines.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 describe('npm start with a process per core', () => {
