@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { ApolloServer } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import { sql } from 'kysely';
 import { composeSupergraph, printSubgraphs } from '../gateway/supergraph.js';
 import { createGateway, type Topology } from '../gateway/gateway.js';
 import { rejectUnstorableInput } from '../gateway/plugins/storable-input.js';
@@ -24,6 +23,8 @@ import { connectDatabase, type DatabaseConnection } from '../platform/db/connect
 import { startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { gracefulClose } from '../platform/http/graceful-close.js';
+import { databaseCheck } from '../platform/http/readiness.js';
+import { SubgraphProbes } from '../platform/http/internal-secret-mismatch.js';
 import { createHttpServer } from './http/server.js';
 import { graphqlWsEndpoint } from './http/graphql-ws-endpoint.js';
 import { SubgraphSubscriptions } from './subgraph-subscriptions.js';
@@ -146,17 +147,18 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       supergraphSdl,
       printed,
     });
+    // The gateway's subgraph services: reachable and accepting its internal secret (its /readyz; a mismatch is logged).
+    const probes = remoteNames.length ? new SubgraphProbes({ urls: config.subgraphUrls, internalSecret, logger }) : undefined;
     const http = await createHttpServer({
       config,
       logger,
       tls: await loadTlsCredentials(config),
-      metrics: options.metrics,
+      // The gateway of the distributed topology, or the whole platform in this process.
+      metrics: { service: remoteNames.length ? 'gateway' : 'platform', ...options.metrics },
       // Subgraph services call this gateway on behalf of their callers with the signed identity header.
       internalSecret: internalSecret || undefined,
       authenticate: (key) => authenticator.authenticate(key),
-      checkReady: async () => {
-        await sql`select 1`.execute(db.root);
-      },
+      readiness: [databaseCheck(db), ...(probes?.checks() ?? [])],
       routes: options.routes ?? ALL_ROUTES,
       extensions: [...started.values()].flatMap((subgraph) => subgraph.httpExtensions(httpContext)),
       // Streaming routes run a subgraph's subscription in this process, or on its service.
@@ -190,6 +192,10 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     // Shutdown order: stop accepting and drain HTTP (in-flight requests, at most TRELLIS_SHUTDOWN_TIMEOUT_MS; see
     // http/graceful-close.ts. Apollo's own drain plugin is not used because it closes the Fastify server a second
     // time, which never resolves), then the gateway, workers, the pool, and PostgreSQL last.
+    if (probes) {
+      probes.start();
+      cleanups.push({ step: 'subgraph probes', run: async () => probes.stop() });
+    }
     cleanups.push({ step: 'gateway', run: () => apollo.stop() });
     cleanups.push({ step: 'HTTP server', run: closeHttp });
     let closing: Promise<void> | undefined;

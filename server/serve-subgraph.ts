@@ -2,12 +2,10 @@ import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo from '@as-integrations/fastify';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
-import { GraphQLError } from 'graphql';
 import { subgraphByName } from '../subgraphs/index.js';
 import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import type { IdentityServices } from '../subgraphs/identity/services.js';
-import { verifyPrincipal } from '../platform/auth/internal-signature.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { connectDatabase } from '../platform/db/connection.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
@@ -19,6 +17,9 @@ import { serveSubscriptions } from '../platform/graphql/subscriptions-over-webso
 import { RemoteGraph, UnavailableGraph } from '../platform/graphql/platform-graph.js';
 import { createModelLimiter } from '../platform/model-access/limits.js';
 import { deferredChildLogger } from '../platform/http/deferred-request-logger.js';
+import { registerMetrics } from '../platform/http/metrics.js';
+import { databaseCheck, registerReadiness } from '../platform/http/readiness.js';
+import { internalCallerVerifier } from '../platform/http/internal-secret-mismatch.js';
 
 /**
  * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/server/serve-subgraph.js tracing`).
@@ -47,6 +48,8 @@ const app = Fastify({
   childLoggerFactory: deferredChildLogger,
   ...requestTimeoutOptions(config),
 });
+// Before the routes, so its request-duration hook sees them all. Workers of this subgraph count into it too.
+registerMetrics(app, { service: name });
 const apollo = new ApolloServer<GraphQLContext>({
   schema: subgraph.schema,
   introspection: true,
@@ -66,19 +69,17 @@ const httpContext = {
 for (const extension of subgraph.httpExtensions(httpContext)) {
   await extension(app);
 }
-app.get('/healthz', async () => ({ status: 'ok', subgraph: name }));
+app.get('/healthz', async () => ({ status: 'ok', subgraph: name })); // liveness: the process is up
+registerReadiness(app, [databaseCheck(db)]);
+// A gateway signing with another TRELLIS_INTERNAL_SECRET is answered (and logged) as that, not as a bad key.
+const verifyCaller = internalCallerVerifier(secret, logger, name);
 await app.register(fastifyApollo(apollo), {
   path: '/graphql',
-  context: async (request): Promise<GraphQLContext> => {
-    try {
-      const principal = verifyPrincipal(request.headers, secret);
-      return { principal, requestId: String(request.headers['x-request-id'] ?? request.id), logger: request.log };
-    } catch (error) {
-      throw new GraphQLError((error as Error).message, {
-        extensions: { code: 'UNAUTHENTICATED', status: 401, http: { status: 401 } },
-      });
-    }
-  },
+  context: async (request): Promise<GraphQLContext> => ({
+    principal: verifyCaller(request.headers),
+    requestId: String(request.headers['x-request-id'] ?? request.id),
+    logger: request.log,
+  }),
 });
 // Subscription fields are served over the internal graphql-ws endpoint only: the gateway process runs them for its
 // public /graphql/ws and for streaming REST routes (one public endpoint for the whole graph, whatever the topology).

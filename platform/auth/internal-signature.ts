@@ -17,6 +17,13 @@ export function signPrincipal(principal: Principal | null, secret: string, now =
 
 export class InvalidInternalSignatureError extends Error {
   override name = 'InvalidInternalSignatureError';
+  constructor(
+    message: string,
+    /** `bad-signature`: signed, but with another secret (in practice a gateway configured with a different one). */
+    readonly reason: 'missing' | 'bad-signature' | 'expired',
+  ) {
+    super(message);
+  }
 }
 
 /** Returns the forwarded principal (null for an anonymous caller) or throws when the header is forged or stale. */
@@ -28,15 +35,15 @@ export function verifyPrincipal(
   const payload = headers[PRINCIPAL_HEADER];
   const signature = headers[SIGNATURE_HEADER];
   if (typeof payload !== 'string' || typeof signature !== 'string') {
-    throw new InvalidInternalSignatureError('missing internal identity header');
+    throw new InvalidInternalSignatureError('missing internal identity header', 'missing');
   }
   const expected = Buffer.from(mac(payload, secret), 'hex');
   const given = Buffer.from(signature, 'hex');
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    throw new InvalidInternalSignatureError('internal identity header has a bad signature');
+    throw new InvalidInternalSignatureError('internal identity header has a bad signature', 'bad-signature');
   }
   const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p: Principal | null; t: number };
-  if (Math.abs(now - decoded.t) > MAX_SKEW_MS) throw new InvalidInternalSignatureError('internal identity header expired');
+  if (Math.abs(now - decoded.t) > MAX_SKEW_MS) throw new InvalidInternalSignatureError('internal identity header expired', 'expired');
   return decoded.p;
 }
 

@@ -24,6 +24,7 @@ import { deferredChildLogger } from '../../platform/http/deferred-request-logger
 import { installJsonBodyParser } from '../../platform/http/json-body-parser.js';
 import { authenticateGraphQLRequests } from './graphql-authentication.js';
 import { registerMetrics, type MetricsOptions } from '../../platform/http/metrics.js';
+import { registerReadiness, type ReadinessCheck } from '../../platform/http/readiness.js';
 import { requestTimeoutOptions } from '../../platform/http/request-timeouts.js';
 import type { TlsCredentials } from '../../platform/http/tls.js';
 
@@ -34,8 +35,8 @@ export interface HttpServerOptions {
   metrics?: MetricsOptions;
   /** Resolves an API key to its principal, or null when the key is unknown or revoked. */
   authenticate(apiKey: string): Promise<Principal | null>;
-  /** Readiness: resolves when the platform can serve (database reachable). */
-  checkReady(): Promise<void>;
+  /** What `/readyz` checks (platform/http/readiness.ts): the database, and the gateway's subgraph services. */
+  readiness: ReadinessCheck[];
   routes: RestRoute[];
   /** Executes subscriptions of subgraphs running in this process, for streaming (SSE) routes. */
   subscribe?: SubscriptionExecutor;
@@ -62,7 +63,7 @@ export interface HttpServer {
 
 /**
  * The platform's one port: `/graphql` (the gateway), the REST adapter's family mounts, `/openapi.json` + `/docs`,
- * `/healthz` and `/metrics`. `/graphql/ws` is mounted once the gateway exists (graphql-ws-endpoint.ts, from platform.ts).
+ * `/healthz` (liveness), `/readyz` (readiness) and `/metrics`. `/graphql/ws` is mounted once the gateway exists (graphql-ws-endpoint.ts, from platform.ts).
  */
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const timeouts = requestTimeoutOptions(options.config);
@@ -121,14 +122,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await options.checkReady();
-      return { status: 'ok' };
-    } catch (error) {
-      return reply.code(503).send({ status: 'unavailable', reason: (error as Error).message });
-    }
-  });
+  // Liveness only: a process whose database is down is not restarted for it (it recovers); /readyz says it.
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  registerReadiness(app, options.readiness);
 
   const principalOf = async (request: FastifyRequest): Promise<Principal | null | undefined> => {
     const credentials = credentialsFromAuthorization(request.headers.authorization);
