@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
 import { migrateEvents, PlatformEventStream } from '../../platform/events/index.js';
+import { RetentionWorker } from '../../platform/db/retention-worker.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import { InferenceCallRecorder } from './inference-calls/inference-call-recorder.js';
 import { CallResolver } from './call/call.resolver.js';
@@ -14,27 +15,43 @@ import { FeedbackService } from './feedback/feedback.service.js';
 import { ObjectResolver } from './object/object.resolver.js';
 import { ObjectService } from './object/object.service.js';
 import { Project, TracingProjectResolver } from './project/project.resolver.js';
+import { TraceRetentionResolver } from './retention/trace-retention.resolver.js';
+import { TraceRetentionService } from './retention/trace-retention.service.js';
 import { ScoreResolver } from './score/score.resolver.js';
 import { ScoreService } from './score/score.service.js';
 import type { TracingServices } from './services.js';
+import { loadTracingConfig } from './tracing-config.js';
 
 /** Family A: calls (traces), objects, tables, files, scores and feedback, for dashboards and the Weave SDKs. */
 export const tracingSubgraph = defineSubgraph<TracingServices>({
   name: 'tracing',
   migrations: tracingMigrations,
-  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver],
+  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver],
   orphanedTypes: [Project],
-  createServices: async ({ store, db: connection, logger }) => {
+  createServices: async ({ store, db: connection, config, logger }) => {
     await migrateEvents(connection.root);
     const db = store as Kysely<TracingDatabase>;
     const calls = new CallService(db);
     const feedback = new FeedbackService(db, connection.pool);
     const events = new PlatformEventStream(connection.root, String(connection.pool.options.connectionString), logger);
-    return { calls, feedback, objects: new ObjectService(db), scores: new ScoreService(db, calls, feedback), evaluations: new EvaluationService(db), events, db };
+    const traceRetention = new TraceRetentionService(db, loadTracingConfig(config).traceRetentionDays);
+    const traceRetentionWorker = new RetentionWorker('tracing-trace-retention', () => traceRetention.passes(), config.retention, logger.child({ worker: 'trace-retention' }));
+    return {
+      calls,
+      feedback,
+      objects: new ObjectService(db),
+      scores: new ScoreService(db, calls, feedback),
+      evaluations: new EvaluationService(db),
+      events,
+      db,
+      traceRetention,
+      traceRetentionWorker,
+    };
   },
   references: () => ({ Project: passThroughReference }),
   // Family B's completions for a named project arrive as platform events and become calls here.
-  workers: ({ db, events }, { logger }) => [new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' }))],
+  // Traces past their project's retention are deleted in the background.
+  workers: ({ db, events, traceRetentionWorker }, { logger }) => [new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' })), traceRetentionWorker],
   onStop: async ({ events }) => {
     await events.close();
   },

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { RetentionWorker } from '../../platform/db/retention-worker.js';
 import type { PlatformEventStream } from '../../platform/events/index.js';
 import type { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
 import type { EvaluationService } from './evaluation/evaluation.service.js';
 import type { FeedbackService } from './feedback/feedback.service.js';
 import type { ObjectService } from './object/object.service.js';
+import type { TraceRetentionService } from './retention/trace-retention.service.js';
 import type { ScoreService } from './score/score.service.js';
 
 export interface TracingServices {
@@ -17,4 +19,8 @@ export interface TracingServices {
   /** Platform events this subgraph consumes (inference completions). */
   events: PlatformEventStream;
   db: Kysely<TracingDatabase>;
+  /** How long each project's traces are kept (its setting, the platform default). */
+  traceRetention: TraceRetentionService;
+  /** Deletes the traces past their project's retention (a background worker). */
+  traceRetentionWorker: RetentionWorker;
 }

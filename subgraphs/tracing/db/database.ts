@@ -88,6 +88,15 @@ export interface FeedbackTable {
   span_status_code: string;
 }
 
+/** A project's own trace settings (no row: the platform's defaults). */
+export interface ProjectSettingsTable {
+  /** "entity/project", as calls are keyed. */
+  project_id: string;
+  /** Calls of traces whose root started longer ago than this are deleted. */
+  trace_retention_days: number;
+  updated_at: ColumnType<Date, Date | undefined, Date | undefined>;
+}
+
 export interface TracingDatabase {
   event_cursors: EventCursorsTable;
   calls: CallsTable;
@@ -96,4 +105,5 @@ export interface TracingDatabase {
   table_rows: TableRowsTable;
   files: FilesTable;
   feedback: FeedbackTable;
+  project_settings: ProjectSettingsTable;
 }

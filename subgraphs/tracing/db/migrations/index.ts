@@ -5,6 +5,7 @@ import * as feedbackHourlyRollup from './2026-11-21T2300-feedback-hourly-rollup.
 import * as feedbackHourlyGroups from './2026-11-22T0000-feedback-hourly-groups.js';
 import * as feedbackRatingCdf from './2026-11-22T0100-feedback-rating-cdf.js';
 import * as renderedRollupMaps from './2026-11-22T0300-rendered-rollup-maps.js';
+import * as projectSettings from './2026-11-28T0500-project-settings.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -14,4 +15,5 @@ export const tracingMigrations: Migrations = {
   '2026-11-22T0000-feedback-hourly-groups': feedbackHourlyGroups,
   '2026-11-22T0100-feedback-rating-cdf': feedbackRatingCdf,
   '2026-11-22T0300-rendered-rollup-maps': renderedRollupMaps,
+  '2026-11-28T0500-project-settings': projectSettings,
 };
