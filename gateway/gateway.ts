@@ -9,6 +9,7 @@ import { InProcessDataSource } from './in-process-data-source.js';
 import { maskUnexpectedErrors } from './plugins/mask-errors.js';
 import { rejectUnrunnableOperations } from './plugins/reject-unrunnable-operations.js';
 import { SignedRemoteDataSource } from './signed-data-source.js';
+import { unavailableStatus } from './plugins/unavailable-status.js';
 
 /**
  * The Apollo gateway over the family subgraphs. Two topologies from the same code: every subgraph in this
@@ -72,7 +73,7 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
     validationRules: operationLimitRules(options.limits),
     formatError: maskUnexpectedErrors(options.logger),
     // Apollo's landing page loads its UI from a CDN (blank offline); browsers get the platform's explorer instead.
-    plugins: [ApolloServerPluginLandingPageDisabled(), rejectUnrunnableOperations(), ...(options.plugins ?? [])],
+    plugins: [ApolloServerPluginLandingPageDisabled(), rejectUnrunnableOperations(), unavailableStatus(), ...(options.plugins ?? [])],
   });
   await server.start();
   return server;

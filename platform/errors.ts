@@ -141,3 +141,79 @@ function reasonOfCode(code: unknown): ErrorCode {
       return 'INTERNAL';
   }
 }
+
+/**
+ * Seconds a client is told to wait (Retry-After, `retryAfterSeconds`) when a platform service or the database
+ * cannot be reached: long enough for a restarting service or a PostgreSQL fail-over to come back, short enough that
+ * a client retrying once does not notice a rolling restart.
+ */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
+
+/** A platform service or the database cannot be reached right now: 503 UNAVAILABLE with a retry time. */
+export class DependencyUnavailableError extends TrellisError {
+  constructor(cause?: unknown) {
+    super(503, 'UNAVAILABLE', 'A platform service or its database is unavailable right now; retry later', {
+      retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
+      cause,
+    });
+  }
+}
+
+/** Socket errors of a connection that failed or broke: the peer is down, restarting or unreachable. */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+/** undici's (Node's fetch) names for the same failures. */
+const UNDICI_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
+/**
+ * PostgreSQL SQLSTATEs of a server that is going away or not yet accepting connections: 57P01 admin_shutdown,
+ * 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up, shutting down, in recovery), and class 08
+ * (connection exceptions).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+/** What node-postgres and its pool say, with no code, when a connection broke or none could be had in time. */
+const PG_CONNECTION_MESSAGES = [
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+
+/**
+ * The one decision "this error means a dependency is unavailable" (a subgraph service or PostgreSQL cannot be
+ * reached, refused or dropped the connection, is shutting down or starting up) — as opposed to a bug, which stays
+ * INTERNAL. Looks through what wrapped the error on its way here: GraphQL errors (`originalError`), `cause` chains
+ * (fetch failures), AggregateErrors (a connection tried on several addresses) and WebSocket error events.
+ */
+export function isDependencyUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [error];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (current === null || typeof current !== 'object' || seen.has(current)) continue;
+    seen.add(current);
+    if (current instanceof DependencyUnavailableError) return true;
+    // A deliberate error (other than the above) says what it is; what caused it does not change that.
+    if (current instanceof TrellisError) continue;
+    const { code, syscall, message } = current as { code?: unknown; syscall?: unknown; message?: unknown };
+    if (typeof code === 'string') {
+      if (CONNECTION_ERROR_CODES.has(code) || UNDICI_CONNECTION_CODES.has(code)) return true;
+      if (UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+    }
+    // A Unix socket whose server is gone (ENOENT: the socket file was removed with it).
+    if (syscall === 'connect') return true;
+    // A WebSocket closed by a server going away (1001) or dropped without a close frame (1006).
+    if ((code === 1001 || code === 1006) && 'wasClean' in current) return true;
+    if (typeof message === 'string' && PG_CONNECTION_MESSAGES.some((known) => message.includes(known))) return true;
+    // `error`: a WebSocket ErrorEvent's socket error.
+    const { originalError, cause, errors, error: eventError } = current as { originalError?: unknown; cause?: unknown; errors?: unknown; error?: unknown };
+    pending.push(originalError, cause, eventError);
+    if (Array.isArray(errors)) pending.push(...errors);
+  }
+  return false;
+}
+
+/** The error a client gets for something that is not a deliberate TrellisError: UNAVAILABLE for an outage, else INTERNAL. */
+export function unexpectedError(error: unknown): TrellisError {
+  if (isDependencyUnavailable(error)) return error instanceof DependencyUnavailableError ? error : new DependencyUnavailableError(error);
+  return new TrellisError(500, 'INTERNAL', 'Internal server error', { cause: error });
+}

@@ -15,8 +15,7 @@ export interface ErrorResponse {
 }
 
 export function errorResponse(family: Family, error: TrellisError): ErrorResponse {
-  const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  const headers = retryAfterHeader(error);
   if (error.status === 401) headers['www-authenticate'] = family === 'tracing' ? 'Basic realm="trellis"' : 'Bearer';
   const validation = error.code === 'VALIDATION_FAILED' && error.issues !== undefined;
   switch (family) {
@@ -33,6 +32,22 @@ export function errorResponse(family: Family, error: TrellisError): ErrorRespons
     case 'platform':
       return { status: error.status, body: openAiError(error), headers };
   }
+}
+
+/**
+ * The answer of `/graphql` to a request that failed before GraphQL execution (its authentication hook could not
+ * reach the database, a body it could not read): a GraphQL response with the error's catalogue code and extensions,
+ * not a REST family's shape, so GraphQL clients can read it.
+ */
+export function graphqlErrorResponse(error: TrellisError): ErrorResponse {
+  const headers = retryAfterHeader(error);
+  const message = error.code === 'INTERNAL' ? 'Internal server error' : error.message;
+  return { status: error.status, body: { errors: [{ message, extensions: error.extensions }] }, headers };
+}
+
+/** RATE_LIMITED, UNAVAILABLE: when to try again, in whole seconds (at least one), on every surface. */
+function retryAfterHeader(error: TrellisError): Record<string, string> {
+  return error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) };
 }
 
 function openAiError(error: TrellisError) {

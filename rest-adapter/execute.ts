@@ -1,7 +1,7 @@
 import type { ApolloServer } from '@apollo/server';
 import { GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { GraphQLContext } from '../platform/graphql/context.js';
-import { TrellisError, trellisErrorFromGraphQL } from '../platform/errors.js';
+import { TrellisError, trellisErrorFromGraphQL, unexpectedError } from '../platform/errors.js';
 import { asProjectReference, type ProjectReferenceOperation } from './project-reference.js';
 
 /**
@@ -70,6 +70,8 @@ function deliberateError(error: GraphQLError, context: GraphQLContext): TrellisE
   // also when a scalar's parseValue threw (graphql-js and graphql-jit then keep its error as originalError).
   if (!error.path && (!error.originalError || error.message.startsWith('Variable "$'))) return new TrellisError(400, 'BAD_REQUEST', error.message);
   if (error.extensions?.code && error.extensions.code !== 'INTERNAL') return trellisErrorFromGraphQL(error);
-  context.logger.error({ err: error.originalError ?? error }, 'unexpected error in a subgraph operation');
-  return new TrellisError(500, 'INTERNAL', 'Internal server error');
+  // A bug, or the database unreachable (UNAVAILABLE, retry later): platform/errors.ts decides which.
+  const unexpected = unexpectedError(error);
+  if (unexpected.code === 'INTERNAL') context.logger.error({ err: error.originalError ?? error }, 'unexpected error in a subgraph operation');
+  return unexpected;
 }

@@ -2,7 +2,7 @@ import { GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'gr
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAsyncIterable } from '../platform/async/guards.js';
 import { RequestAbortController } from '../platform/async/request-abort-controller.js';
-import { TrellisError, trellisErrorFromGraphQL } from '../platform/errors.js';
+import { TrellisError, trellisErrorFromGraphQL, unexpectedError } from '../platform/errors.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { errorResponse } from './error-shapes.js';
 import type { Family, RouteInput, SseOptions } from './route.js';
@@ -138,7 +138,8 @@ function asTrellisError(error: unknown): TrellisError {
   if (error instanceof TrellisError) return error;
   if (error instanceof GraphQLError) {
     if (error.originalError instanceof TrellisError) return error.originalError;
-    return trellisErrorFromGraphQL(error);
+    if (error.extensions?.code) return trellisErrorFromGraphQL(error);
   }
-  return new TrellisError(500, 'INTERNAL', 'Internal server error', { cause: error });
+  // A bug, or an unreachable service or database (UNAVAILABLE): platform/errors.ts decides which.
+  return unexpectedError(error);
 }

@@ -17,6 +17,7 @@ import { serveSubscriptions } from '../platform/graphql/subscriptions-over-webso
 import { RemoteGraph, UnavailableGraph } from '../platform/graphql/platform-graph.js';
 import { createModelLimiter } from '../platform/model-access/limits.js';
 import { deferredChildLogger } from '../platform/http/deferred-request-logger.js';
+import { markOutages } from '../platform/graphql/public-errors.js';
 import { registerMetrics } from '../platform/http/metrics.js';
 import { databaseCheck, registerReadiness } from '../platform/http/readiness.js';
 import { internalCallerVerifier } from '../platform/http/internal-secret-mismatch.js';
@@ -55,6 +56,7 @@ const apollo = new ApolloServer<GraphQLContext>({
   introspection: true,
   includeStacktraceInErrorResponses: false,
   stopOnTerminationSignals: false, // shutdown order is ours (below)
+  formatError: markOutages, // its database unreachable: UNAVAILABLE, which the gateway passes on (not a bug)
 });
 await apollo.start();
 // Endpoints a subgraph serves itself (its httpExtensions, if any) authenticate API keys directly.

@@ -10,6 +10,7 @@ import {
   type PublicErrorCode,
 } from '../error-catalogue.js';
 import type { Logger } from '../logger.js';
+import { DependencyUnavailableError, isDependencyUnavailable } from '../errors.js';
 
 /**
  * The last step of every GraphQL error on its way to a client (the gateway's formatError, the graphql-ws endpoint):
@@ -20,6 +21,11 @@ import type { Logger } from '../logger.js';
 export function toPublicError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
   const extensions = (formatted.extensions ?? {}) as Record<string, unknown>;
   const code = publicCodeOf(extensions.code);
+  if ((code === undefined || code === 'INTERNAL') && isDependencyUnavailable(error)) {
+    // An outage, not a bug: the client may retry (platform/errors.ts decides which errors mean that).
+    logger.warn({ err: unwrapResolverError(error), path: formatted.path }, 'a platform service or the database is unavailable');
+    return outageError(formatted);
+  }
   if (code === undefined || code === 'INTERNAL') {
     logger.error({ err: unwrapResolverError(error), path: formatted.path, code: extensions.code }, 'unexpected GraphQL error');
     return {
@@ -47,6 +53,27 @@ export function toPublicError(formatted: GraphQLFormattedError, error: unknown, 
     ...(formatted.path ? { path: formatted.path } : {}),
     extensions: visible,
   };
+}
+
+/** A formatted error with the UNAVAILABLE code and retry hint of DependencyUnavailableError, in place of `formatted`'s. */
+export function outageError(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const outage = new DependencyUnavailableError();
+  return {
+    message: outage.message,
+    ...(formatted.locations ? { locations: formatted.locations } : {}),
+    ...(formatted.path ? { path: formatted.path } : {}),
+    extensions: outage.extensions,
+  };
+}
+
+/**
+ * A subgraph service's formatError: an outage behind it (its database) leaves as UNAVAILABLE, so the gateway and
+ * its clients see a retryable error rather than a bug; everything else is left to the gateway's toPublicError.
+ */
+export function markOutages(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const code = (formatted.extensions as Record<string, unknown> | undefined)?.code;
+  if (code !== undefined && code !== 'INTERNAL_SERVER_ERROR' && code !== 'INTERNAL') return formatted;
+  return isDependencyUnavailable(error) ? outageError(formatted) : formatted;
 }
 
 function publicCodeOf(code: unknown): PublicErrorCode | undefined {

@@ -4,7 +4,7 @@ import { createClient, type Client } from 'graphql-ws/client';
 import { useServer } from 'graphql-ws/use/ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { signPrincipal, verifyPrincipal } from '../auth/internal-signature.js';
-import { TrellisError, trellisErrorFromGraphQL } from '../errors.js';
+import { DependencyUnavailableError, TrellisError, isDependencyUnavailable, trellisErrorFromGraphQL } from '../errors.js';
 import { handleUpgrades } from '../http/upgrade-paths.js';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
@@ -140,7 +140,10 @@ export class RemoteSubscriptions {
   }
 }
 
-/** Results keep their errors (with the subgraph's extensions; internal ones masked); a broken connection becomes a 502. */
+/**
+ * Results keep their errors (with the subgraph's extensions; internal ones masked); a service that cannot be reached
+ * becomes UNAVAILABLE (503), another broken connection a 502.
+ */
 function mapErrors(iterator: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult> {
   return {
     [Symbol.asyncIterator]() {
@@ -160,7 +163,9 @@ function mapErrors(iterator: AsyncIterableIterator<ExecutionResult>): AsyncItera
           return { done: false, value: { ...result.value, errors } };
         }
         return result;
-      } catch {
+      } catch (error) {
+        // The service unreachable or gone (refused, dropped, shutting down): retry later. Else it failed.
+        if (isDependencyUnavailable(error)) throw new DependencyUnavailableError(error);
         throw new TrellisError(502, 'UPSTREAM_ERROR', 'The streaming connection to the subgraph service failed');
       }
     },

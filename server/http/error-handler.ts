@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { errorResponse } from '../../rest-adapter/error-shapes.js';
+import { errorResponse, graphqlErrorResponse } from '../../rest-adapter/error-shapes.js';
 import { FAMILY_MOUNTS, type Family } from '../../rest-adapter/route.js';
 import { toValidationIssues } from '../../platform/validation.js';
-import { TrellisError, ValidationFailedError } from '../../platform/errors.js';
+import { TrellisError, ValidationFailedError, unexpectedError } from '../../platform/errors.js';
 
 /**
  * Every error of the HTTP layer (body parsing, size, content type, schema validation, unknown path, deliberate
@@ -12,8 +12,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const family = familyOf(request);
     const trellisError = toTrellisError(error, family);
-    if (trellisError.status >= 500) request.log.error({ err: error }, 'request failed');
-    const response = errorResponse(family, trellisError);
+    if (trellisError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+    else if (trellisError.status >= 500) request.log.warn({ err: error }, 'request failed');
+    // /graphql's own failures before Apollo ran (its authentication hook, the body) are GraphQL responses too.
+    const response = isGraphQLPath(request) ? graphqlErrorResponse(trellisError) : errorResponse(family, trellisError);
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
   app.setNotFoundHandler(async (request, reply) => {
@@ -32,6 +34,10 @@ export function familyOf(request: FastifyRequest): Family {
     if (url === mount || url.startsWith(`${mount}/`)) return family;
   }
   return 'platform';
+}
+
+function isGraphQLPath(request: FastifyRequest): boolean {
+  return request.url === '/graphql' || request.url.startsWith('/graphql?');
 }
 
 function toTrellisError(error: FastifyError, family: Family): TrellisError {
@@ -55,6 +61,7 @@ function toTrellisError(error: FastifyError, family: Family): TrellisError {
       if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
         return new TrellisError(error.statusCode, 'BAD_REQUEST', error.message);
       }
-      return new TrellisError(500, 'INTERNAL', 'Internal server error', { cause: error });
+      // A bug, or a dependency that is unavailable (platform/errors.ts decides which).
+      return unexpectedError(error);
   }
 }
