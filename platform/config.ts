@@ -92,7 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
   return {
     host: env.HOST ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrl(env.DATABASE_URL),
     dataDir: path.resolve(env.TRELLIS_DATA_DIR ?? './data'),
     postgresSettings: postgresSettings(env.TRELLIS_POSTGRES_SETTINGS),
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -171,6 +171,21 @@ function requestTimeouts(env: NodeJS.ProcessEnv): { requestTimeoutMs: number; he
     throw new ConfigError(`TRELLIS_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed TRELLIS_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
   return { requestTimeoutMs, headersTimeoutMs };
+}
+
+/** A PostgreSQL connection URL, checked here: pg reads anything else as a host name and fails much later, obscurely. */
+function databaseUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/database, got something that is not a URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must be a postgres:// (or postgresql://) URL, got a ${url.protocol}// one`);
+  }
+  return raw;
 }
 
 function tlsSetting(env: NodeJS.ProcessEnv): TlsSetting | undefined {

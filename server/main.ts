@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { loadConfig } from '../platform/config.js';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { startBanner } from './banner.js';
+import { logStartupFailure } from './startup-failure.js';
 import { startClusterPrimary } from './cluster/primary.js';
 import { clusterWorker } from './cluster/worker.js';
 import { startPlatform } from './platform.js';
@@ -13,7 +14,15 @@ import { startPlatform } from './platform.js';
  * With TRELLIS_SUBGRAPH_URLS set, the named subgraphs are reached over HTTP instead (distributed topology; see
  * docker-compose.yml).
  */
-const config = loadConfig();
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    // The configuration says how to log; without one, log at the default level.
+    logStartupFailure(createLogger({ level: 'info' }), error);
+    process.exit(1);
+  }
+})();
 const baseLogger = createLogger({ level: config.logLevel });
 
 /**
@@ -46,7 +55,7 @@ if (cluster.isPrimary && config.processes > 1) {
   const url = await primary.ready.catch((error: unknown) => {
     // Stopped during start-up: the signal's stop exits when it is done.
     if (stopAsked()) return new Promise<never>(() => undefined);
-    baseLogger.fatal({ err: error }, 'Trellis failed to start');
+    logStartupFailure(baseLogger, error);
     process.exit(1);
   });
   process.stdout.write(startBanner(url, primary.processes));
@@ -54,7 +63,7 @@ if (cluster.isPrimary && config.processes > 1) {
   const worker = clusterWorker(config);
   const logger = worker ? baseLogger.child({ process: worker.index }) : baseLogger;
   const platform = await startPlatform({ config, logger, ...worker?.platformOptions }).catch((error: unknown) => {
-    logger.fatal({ err: error }, 'Trellis failed to start');
+    logStartupFailure(logger, error);
     process.exit(1);
   });
   if (worker) worker.ready(platform.url);

@@ -47,6 +47,19 @@ const PLATFORM_DATABASE = 'postgres';
 const LEGACY_SUPERUSER_PASSWORD = 'trellis-embedded';
 const INVALID_PASSWORD = '28P01';
 
+/** The embedded server did not start; the message carries PostgreSQL's own reason (e.g. an invalid setting). */
+export class EmbeddedPostgresStartError extends Error {
+  override name = 'EmbeddedPostgresStartError';
+  constructor(log: readonly string[], cause: unknown) {
+    const reasons = log
+      .flatMap((line) => line.split('\n'))
+      .map((line) => line.trim())
+      .filter((line) => /\b(FATAL|PANIC|ERROR|LOG):\s/.test(line) && !/database system is (shut down|ready)|starting PostgreSQL|listening on|redirecting log output/.test(line));
+    const reason = reasons.length ? reasons.slice(-3).join(' ') : cause instanceof Error ? cause.message : 'no reason in its log';
+    super(`embedded PostgreSQL did not start: ${reason.replace(/^.*?\b(FATAL|PANIC|ERROR|LOG):\s+/, '')}`, { cause });
+  }
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const dataDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
@@ -55,7 +68,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const port = options.port ?? (await freePort());
   const socketDir = socketDirectoryFor(dataDir, port);
   const isRoot = process.getuid?.() === 0;
-  const log = options.onLog ?? (() => undefined);
+  const onLog = options.onLog ?? (() => undefined);
+  // PostgreSQL says why it would not start only in its log: keep the last lines to say it when start() fails.
+  const recentLog: string[] = [];
+  const log = (line: string) => {
+    recentLog.push(line);
+    if (recentLog.length > 40) recentLog.shift();
+    onLog(line);
+  };
   const passwords = await loadPasswords(dataDir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
@@ -81,7 +101,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await server.initialise();
   }
-  await server.start();
+  await server.start().catch((error: unknown) => {
+    throw new EmbeddedPostgresStartError(recentLog, error);
+  });
   await writeFile(ownerFile(dataDir), `${process.pid}\n`);
   try {
     await bootstrapAccess((password) => connectionUrl(socketDir, port, SUPERUSER, password, PLATFORM_DATABASE), passwords);
