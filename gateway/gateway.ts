@@ -58,7 +58,7 @@ export async function createGateway(options: GatewayOptions): Promise<ApolloServ
       if (local && !topology.urls[name]) return new InProcessDataSource(local);
       const target = topology.urls[name] ?? url;
       if (!target) throw new Error(`no URL configured for subgraph ${name} (TRELLIS_SUBGRAPH_URLS)`);
-      return new SignedRemoteDataSource(target, topology.internalSecret);
+      return new SignedRemoteDataSource(target, topology.internalSecret, options.logger);
     },
   });
   const onApiSchema = options.onApiSchema;
