@@ -147,6 +147,8 @@ export class AutomationEngine implements BackgroundWorker {
 
   private async consume(): Promise<void> {
     const after = (await this.store.cursor(CURSOR_NAME)) ?? START_CURSOR;
+    // Registered with the event log's retention before reading: no event it watches is deleted before it is handled.
+    await this.reportPosition(after);
     const context: SubscriptionContext = {
       principal: ENGINE_PRINCIPAL,
       requestId: 'automation-engine',
@@ -187,6 +189,7 @@ export class AutomationEngine implements BackgroundWorker {
           afterDeadLetter: (event) => this.passOver(event),
         });
         if (unhandled.length > 0) throw new Error(`${unhandled.length} platform events could not be handled`);
+        await this.reportPosition(batch.at(-1)!.cursor);
         automationEngineEvents.inc(batch.length);
         automationEngineLag.set(ageSeconds(batch.at(-1)!.createdAt));
       }
@@ -225,6 +228,15 @@ export class AutomationEngine implements BackgroundWorker {
       reading = false;
       notify();
       await failed;
+    }
+  }
+
+  /** Tells the event log's retention where the engine got to (platform/events/consumer-positions.ts); a failure only keeps events longer. */
+  private async reportPosition(cursor: string): Promise<void> {
+    try {
+      await this.services.events.reportPosition({ consumer: CURSOR_NAME, types: AUTOMATION_EVENT_TYPES, cursor });
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not report the automation engine position to the event log retention');
     }
   }
 

@@ -124,3 +124,22 @@ it('deletes the traced completions from the outbox once the tracing subgraph rec
   expect(JSON.stringify(body.data.project.calls.nodes[0].inputs)).toContain('message 0');
   expect(await countEvents('retention.untouched')).toBe(1);
 });
+
+it('knows every durable consumer of the platform, so the event retention never deletes what one has not applied', async () => {
+  const positions = async () =>
+    (await sql<{ consumer: string; types: string[]; cursor: string }>`select consumer, types, cursor from platform_events.consumer_positions order by consumer`.execute(platform.db.root)).rows;
+  // Each registered when it started, with the types it applies.
+  await expect
+    .poll(async () => (await positions()).map((row) => row.consumer), { timeout: 10_000 })
+    .toEqual(['automation-engine', 'inference-training-usage', 'registry-training-runs', 'tracing-inference-calls']);
+  const engine = (await positions()).find((row) => row.consumer === 'automation-engine')!;
+  expect(engine.types).toContain('CREATE_ARTIFACT');
+  // An event the automation engine watches: its position moves past it once handled, not before.
+  const [id] = await publishEvents(platform.db.root, [{ type: 'CREATE_ARTIFACT', entity: 'trellis', project: 'default', author: 'admin', payload: {} }]);
+  await expect
+    .poll(async () => {
+      const cursor = (await positions()).find((row) => row.consumer === 'automation-engine')!.cursor;
+      return BigInt(cursor.split('.')[1]!) >= BigInt(id!);
+    }, { timeout: 10_000 })
+    .toBe(true);
+});
