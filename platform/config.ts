@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { OperationLimits } from './graphql/operation-limits.js';
@@ -84,7 +85,31 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+/**
+ * Settings that hold secrets, which may instead be given as a file (`<NAME>_FILE`: a Docker or Kubernetes secret
+ * mounted as a file) so the value never sits in the process environment of an orchestrator's spec.
+ */
+export const SECRET_SETTINGS = ['DATABASE_URL', 'TRELLIS_INTERNAL_SECRET', 'TRELLIS_SECRET_KEY', 'TRELLIS_BOOTSTRAP_API_KEY'] as const;
+
+/** The environment with every `<NAME>_FILE` of SECRET_SETTINGS read into `<NAME>` (one trailing newline dropped). */
+export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const resolved = { ...env };
+  for (const name of SECRET_SETTINGS) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (env[name]) throw new ConfigError(`${name} and ${name}_FILE are both set: give the value one way`);
+    try {
+      resolved[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new ConfigError(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    if (!resolved[name]) throw new ConfigError(`${name}_FILE: ${file} is empty`);
+  }
+  return resolved;
+}
+
+export function loadConfig(given: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  const env = withSecretFiles(given);
   const bootstrapKey = env.TRELLIS_BOOTSTRAP_API_KEY?.trim();
   if (bootstrapKey !== undefined && bootstrapKey !== '' && bootstrapKey.length < 20) {
     throw new ConfigError('TRELLIS_BOOTSTRAP_API_KEY must be at least 20 characters long');
