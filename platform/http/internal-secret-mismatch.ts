@@ -58,13 +58,13 @@ export function internalCallerVerifier(secret: string, logger: Logger, service: 
 }
 
 /**
- * A GraphQL answer (HTTP 200) rather than a bare 503: the gateway passes a subgraph's GraphQL errors on with their
- * code, so its clients get UNAVAILABLE; of a non-2xx answer it keeps only the status, which its clients got as
- * UNAUTHENTICATED (401) or INTERNAL (503) before.
+ * HTTP 503 with the GraphQL error in its body: the gateway turns a service's 503 into UNAVAILABLE for its clients
+ * (gateway/signed-data-source.ts; a 401 became UNAUTHENTICATED) and does not retry it (it has a GraphQL body), while
+ * its probe reads the reason from the body.
  */
 function throwMismatch(service: string): never {
   throw new GraphQLError(`The platform is misconfigured: the ${service} service does not accept the gateway's internal secret`, {
-    extensions: { code: 'UNAVAILABLE', status: 503, reason: INTERNAL_SECRET_MISMATCH, http: { status: 200 } },
+    extensions: { code: 'UNAVAILABLE', status: 503, reason: INTERNAL_SECRET_MISMATCH, http: { status: 503 } },
   });
 }
 

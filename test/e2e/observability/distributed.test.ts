@@ -152,6 +152,7 @@ describe('observing the distributed topology', () => {
       const body = (await response.json()) as { errors?: { extensions?: { code?: string } }[] };
       // Before: UNAUTHENTICATED, as for an unknown key. The key is good; the platform is misconfigured.
       expect(body.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+      expect(response.status).toBe(503);
     }
     // The gateway names the misconfiguration once per service and interval, however often it is probed or asked.
     for (const subgraph of SUBGRAPHS) {

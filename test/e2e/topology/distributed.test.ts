@@ -86,7 +86,9 @@ describe('distributed topology', () => {
     const unsigned = await graphql(subgraphUrls.tracing!, query);
     expect(unsigned.status).toBe(401);
     const forged = await graphql(subgraphUrls.tracing!, query, signPrincipal(null, 'not-the-secret'));
-    expect(forged.status).toBe(401);
+    // Signed with another secret: refused, as the misconfiguration it is when a gateway sends it (platform/http/internal-secret-mismatch.ts).
+    expect(forged.status).toBe(503);
+    expect(forged.body).toEqual({ errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'UNAVAILABLE', reason: 'INTERNAL_SECRET_MISMATCH' }) })] });
     const signed = await graphql(subgraphUrls.tracing!, query, signPrincipal(null, secret));
     expect(signed.status).toBe(200);
     expect(signed.body.data._service.sdl).toContain('callCount');
