@@ -17,6 +17,7 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { apiKeyFromAuthorization } from '../../platform/auth/credentials.js';
+import { isDependencyUnavailable } from '../../platform/errors.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { GraphQLContext } from '../../platform/graphql/context.js';
 import { publicErrorHooks } from '../../platform/graphql/graphql-ws-errors.js';
@@ -52,6 +53,9 @@ export interface GraphqlWsEndpointOptions {
  * Forbidden, ending its subscriptions (whichever subgraph serves them); one that only gained rights runs its next
  * operations with them.
  */
+/** WebSocket's close code for a server that cannot serve now (RFC 6455 registry: "Try Again Later"). */
+const TRY_AGAIN_LATER = 1013;
+
 export function graphqlWsEndpoint(options: GraphqlWsEndpointOptions): HttpExtension {
   const { apollo, apiSchema, subscriptions, http } = options;
   return (app) => {
@@ -94,7 +98,17 @@ export function graphqlWsEndpoint(options: GraphqlWsEndpointOptions): HttpExtens
         onConnect: async (ctx) => {
           const header = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : ctx.extra.request.headers.authorization;
           const key = apiKeyFromAuthorization(header);
-          const principal = key === undefined ? null : await http.authenticate(key);
+          let principal: Principal | null;
+          try {
+            principal = key === undefined ? null : await http.authenticate(key);
+          } catch (error) {
+            if (!isDependencyUnavailable(error)) throw error;
+            // The database is unreachable: WebSocket's 1013 Try Again Later (graphql-ws clients retry it; a thrown
+            // error would be 4500, which they treat as fatal). The 4403 graphql-ws then sends is ignored by ws.
+            logger.warn({ err: error }, 'graphql-ws connection refused: the database is unavailable');
+            ctx.extra.socket.close(TRY_AGAIN_LATER, 'The platform cannot reach its database; try again later');
+            return false;
+          }
           if (!principal || key === undefined) return false; // closes with 4403 Forbidden
           connections.set(ctx.extra, { key, principal, socket: ctx.extra.socket, operations: new Map() });
           return true;

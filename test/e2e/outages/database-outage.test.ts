@@ -69,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('PostgreSQL stopped under the platform', () => {
-  it('answers 503 UNAVAILABLE with Retry-After on GraphQL (both transports), tracing and inference REST, then recovers without a restart', async () => {
+  it('answers 503 UNAVAILABLE with Retry-After on GraphQL (both transports; a new WebSocket is closed 1013), tracing and inference REST, then recovers without a restart', async () => {
     // Warm: the admin's principal is cached and trellis/default known, so these requests reach a resolver's query.
     expect((await platform.graphql(projectQuery)).body.errors).toBeUndefined();
     expect((await platform.graphql(automationList)).body.errors).toBeUndefined();
@@ -104,6 +104,15 @@ describe('PostgreSQL stopped under the platform', () => {
     // /graphql/ws on a connection opened before the outage.
     const [wsResult] = await operationResults(ws, { query: projectQuery });
     expect(wsResult.errors[0].extensions).toEqual({ code: 'UNAVAILABLE', status: 503, retryAfterSeconds: 2 });
+
+    // /graphql/ws, a new connection whose key needs the database: closed with 1013 Try Again Later (clients retry).
+    const closed = await new Promise<{ code: number; reason: string }>((resolve, reject) => {
+      const socket = new WebSocket(`${platform.url.replace('http', 'ws')}/graphql/ws`, 'graphql-transport-ws');
+      socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${freshKey}` } })));
+      socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+      socket.once('error', reject);
+    });
+    expect(closed).toEqual({ code: 1013, reason: expect.stringContaining('try again later') });
 
     // Tracing (FastAPI-style {reason}): a write reaching the database, and a request authenticating against it.
     for (const key of [platform.adminKey, freshKey]) {
