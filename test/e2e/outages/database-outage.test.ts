@@ -69,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('PostgreSQL stopped under the platform', () => {
-  it('answers 503 UNAVAILABLE with Retry-After on GraphQL (both transports; a new WebSocket is closed 1013), tracing and inference REST, then recovers without a restart', async () => {
+  it('answers 503 UNAVAILABLE with Retry-After on GraphQL (both transports; a new WebSocket is closed 1013), tracing, inference and training REST, then recovers without a restart', async () => {
     // Warm: the admin's principal is cached and trellis/default known, so these requests reach a resolver's query.
     expect((await platform.graphql(projectQuery)).body.errors).toBeUndefined();
     expect((await platform.graphql(automationList)).body.errors).toBeUndefined();
@@ -130,6 +130,14 @@ describe('PostgreSQL stopped under the platform', () => {
       error: { message: expect.stringContaining('unavailable'), type: 'server_error', param: null, code: 'unavailable' },
     });
 
+    // Training (OpenAI-style outside validation): a read reaching the database.
+    const job = await platform.fetch('/training/v1/preview/training-jobs/7c9e6679-7425-40de-944b-e07fc1f90ae7', { headers: { authorization: `Bearer ${platform.adminKey}` } });
+    expect(job.status).toBe(503);
+    expect(job.headers.get('retry-after')).toBe('2');
+    expect(await job.json()).toEqual({
+      error: { message: expect.stringContaining('unavailable'), type: 'server_error', param: null, code: 'unavailable' },
+    });
+
     // PostgreSQL back on the same data directory and port: the same platform serves again.
     postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), ephemeral: true, port: postgresPort });
     const deadline = Date.now() + 20_000;
@@ -142,5 +150,6 @@ describe('PostgreSQL stopped under the platform', () => {
     expect((await traces(platform, '/call/start', startOf('trellis/default'), freshKey)).status).toBe(200);
     expect((await platform.graphql(automationList)).body.errors).toBeUndefined();
     expect((await platform.fetch('/inference/v1/models', { headers: { authorization: `Bearer ${freshKey2}` } })).status).toBe(200);
+    expect((await platform.fetch('/training/v1/preview/training-jobs/7c9e6679-7425-40de-944b-e07fc1f90ae7', { headers: { authorization: `Bearer ${platform.adminKey}` } })).status).toBe(404);
   }, 90_000);
 });
