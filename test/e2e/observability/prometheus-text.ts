@@ -18,7 +18,8 @@ export interface Family {
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const VALUE = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]Inf|NaN)$/;
+/** A float as Go's ParseFloat reads it (what Prometheus uses): NaN and Inf in any case (prom-client writes `Nan`). */
+const VALUE = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity)|nan)$/i;
 const SUFFIXES: Record<Family['type'], string[]> = {
   counter: [''],
   gauge: [''],
@@ -66,7 +67,7 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     const key = `${name}{${Object.entries(labels).sort().map(([label, value]) => `${label}=${value}`).join(',')}}`;
     if (seen.has(key)) throw new Error(`series exposed twice, ${at}`);
     seen.add(key);
-    family.samples.push({ name, labels, value: Number(valueText) });
+    family.samples.push({ name, labels, value: /inf/i.test(valueText) ? (valueText.startsWith('-') ? -Infinity : Infinity) : Number(valueText) });
   });
   return families;
 }
