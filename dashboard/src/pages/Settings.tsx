@@ -17,6 +17,7 @@ import {
   type TeamRole,
 } from '../graphql/generated';
 import { useSession } from '../viewer';
+import { TraceRetention } from './settings/TraceRetention';
 
 type ApiKey = NonNullable<SettingsApiKeysQuery['viewer']>['apiKeys'][number];
 const ROLES: TeamRole[] = ['ADMIN', 'MEMBER'];
@@ -25,8 +26,9 @@ export default function Settings() {
   const { viewer } = useSession();
   return (
     <>
-      <PageHeader title="Settings" description={`API keys of ${viewer.username}, and the members of your teams.`} />
+      <PageHeader title="Settings" description={`API keys of ${viewer.username}, how long your projects keep traces, and the members of your teams.`} />
       <ApiKeys />
+      <TraceRetention />
       {viewer.teams.length === 0 ? (
         <section className="section card" aria-labelledby="teams-heading">
           <h2 id="teams-heading">Teams</h2>
