@@ -35,6 +35,10 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
   // aggregation then sums only series with equal labels, i.e. none across processes.
   registry.setDefaultLabels({ service: options.service ?? 'platform', process: String(options.processIndex ?? 0) });
   collectDefaultMetrics({ register: registry, prefix: 'trellis_' });
+  // prom-client leaves each process's start time out of the cluster's answer (it could not add them up); labelled
+  // by process they need no adding up, and they show which process was restarted and when.
+  const startTime = registry.getSingleMetric('trellis_process_start_time_seconds') as { aggregator?: string } | undefined;
+  if (startTime) startTime.aggregator = 'first';
   // Process-wide: the background workers of every subgraph in this process count into them.
   for (const metric of WORKER_METRICS) registry.registerMetric(metric);
   const duration = new Histogram({

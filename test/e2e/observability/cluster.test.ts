@@ -77,6 +77,8 @@ describe('metrics of a process-per-core platform', () => {
       for (const process of ['0', '1']) {
         expect(samples.filter((sample) => sample.name === 'trellis_process_resident_memory_bytes' && sample.labels.process === process)).toHaveLength(1);
         expect(samples.filter((sample) => sample.name === 'trellis_process_cpu_seconds_total' && sample.labels.process === process)).toHaveLength(1);
+        // When each process started (prom-client's cluster aggregation had left it out).
+        expect(samples.filter((sample) => sample.name === 'trellis_process_start_time_seconds' && sample.labels.process === process)).toHaveLength(1);
         expect(healthzCount(samples, process), `process ${process} answered some of the requests`).toBeGreaterThan(healthzCount(before, process));
       }
       const answered = healthzCount(samples, '0') + healthzCount(samples, '1') - healthzCount(before, '0') - healthzCount(before, '1');
