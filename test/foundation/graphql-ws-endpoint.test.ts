@@ -58,6 +58,7 @@ describe('/graphql/ws serves the whole graph', () => {
       deliveryUpdates: 'automations',
       chatCompletionChunks: 'inference',
       openaiChatCompletionChunks: 'inference',
+      openaiResponseEvents: 'inference',
       trainingChatCompletionChunks: 'training',
     });
   });
