@@ -43,6 +43,8 @@ export class TraceRetentionService {
       if (days === undefined) continue;
       const cutoff = retentionCutoff(days);
       passes.push(async (limit) => (await traceRetentionStore.deleteExpiredTraces(this.db, projectId, cutoff, limit)).traces);
+      // Calls whose start never arrived belong to no trace that could be judged: they go by when they were recorded.
+      passes.push((limit) => traceRetentionStore.deleteExpiredUnstartedCalls(this.db, projectId, cutoff, limit));
     }
     return passes;
   }

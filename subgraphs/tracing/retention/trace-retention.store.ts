@@ -90,4 +90,28 @@ export const traceRetentionStore = {
     const row = rows[0]!;
     return { traces: Number(row.traces), calls: Number(row.calls), feedback: Number(row.feedback) };
   },
+
+  /**
+   * One batch of the project's calls of which only the end was ever recorded (no start, so no trace to follow),
+   * recorded before `cutoff`, with the feedback on them. Resolves with how many calls went.
+   */
+  async deleteExpiredUnstartedCalls(db: Db, projectId: string, cutoff: Date, limit: number): Promise<number> {
+    const { rows } = await sql<{ calls: string }>`
+      with doomed as (
+        select c.id from tracing.calls c
+        where c.project_id = ${projectId} and c.started_at is null and c.created_at < ${cutoff}
+        order by c.id
+        limit ${limit}
+        for update of c skip locked
+      ), deleted_calls as (
+        delete from tracing.calls c using doomed d where c.project_id = ${projectId} and c.id = d.id
+        returning c.id
+      ), deleted_feedback as (
+        delete from tracing.feedback f using deleted_calls g
+        where f.project_id = ${projectId} and f.weave_ref = 'weave:///' || ${projectId} || '/call/' || g.id
+        returning f.id
+      )
+      select (select count(*) from deleted_calls) as calls, (select count(*) from deleted_feedback) as feedback`.execute(db);
+    return Number(rows[0]!.calls);
+  },
 };

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
 import type { TracingServices } from '../services.js';
@@ -136,15 +137,24 @@ describe('the retention worker', () => {
     await giveFeedback(S, 'short-recent');
     expect((await platform.graphql(SET, { entity: 'trellis', project: 'short', days: 7 })).body.errors).toBeUndefined();
 
+    // Calls of which only the end arrived: the one recorded before the cutoff goes (with its feedback).
+    for (const id of ['end-only-old', 'end-only-recent']) {
+      const ended = await traces(platform, '/call/end', { end: { project_id: P, id, ended_at: daysAgo(0), summary: {}, output: null } });
+      expect(ended.status).toBe(200);
+    }
+    await giveFeedback(P, 'end-only-old');
+    await sql`update tracing.calls set created_at = now() - interval '45 days' where project_id = ${P} and id = 'end-only-old'`.execute(platform.db.root);
+
     // An object of the project is no trace: untouched.
     const object = await traces(platform, '/obj/create', { obj: { project_id: P, object_id: 'kept-object', val: { a: 1 } } });
     expect(object.status).toBe(200);
 
     const result = await services.traceRetentionWorker.sweep();
-    // 13 deciding calls in the default project (12 roots, 1 rootless trace) in batches of 5; 2 roots in `short`.
-    expect(result).toEqual({ deleted: 15, batches: Math.ceil(13 / BATCH) + 1 });
+    // 13 deciding calls in the default project (12 roots, 1 rootless trace) in batches of 5, then 1 call without a
+    // start; 2 roots in `short`, and no call without a start there (each pass ends with a batch smaller than 5).
+    expect(result).toEqual({ deleted: 16, batches: Math.ceil(13 / BATCH) + 1 + 1 + 1 });
 
-    expect(await callIds(P)).toEqual(['recent', 'recent-child', 'skewed-child', 'young-root']);
+    expect(await callIds(P)).toEqual(['end-only-recent', 'recent', 'recent-child', 'skewed-child', 'young-root']);
     expect(await feedbackRefs(P)).toEqual(['recent', 'recent-child']);
     expect(await callIds(S)).toEqual(['short-recent']);
     expect(await feedbackRefs(S)).toEqual(['short-recent']);
