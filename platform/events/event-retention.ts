@@ -64,15 +64,19 @@ function appliedByAll(positions: readonly ConsumerPosition[], type: string): Cur
   return consumers > 0 ? lowest : undefined;
 }
 
-/** One batch of `type`'s events at or before `applied`, oldest first, through the (type, tx_id, id) index. */
+/**
+ * One batch of `type`'s events at or before `applied`, oldest first, through the (type, tx_id, id) index. The ids
+ * are collected into an array first (`= any(array(…))`) so the delete probes the primary key for them: with
+ * `in (subquery)` the planner may hash-join the whole table on every batch.
+ */
 async function deleteConsumed(root: Kysely<any>, type: string, applied: CursorPosition, limit: number): Promise<number> {
   const result = await sql`
-    delete from ${EVENTS} where id in (
+    delete from ${EVENTS} where id = any(array(
       select id from ${EVENTS}
       where type = ${type} and (tx_id, id) <= (${String(applied.txId)}::xid8, ${String(applied.id)}::bigint)
       order by tx_id, id
       limit ${limit}
-      for update skip locked)`.execute(root);
+      for update skip locked))`.execute(root);
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -82,7 +86,7 @@ async function deleteConsumed(root: Kysely<any>, type: string, applied: CursorPo
  */
 async function deleteOlderThan(root: Kysely<any>, cutoff: Date, limit: number): Promise<number> {
   const result = await sql`
-    delete from ${EVENTS} where id in (
+    delete from ${EVENTS} where id = any(array(
       select e.id from ${EVENTS} e
       where e.created_at < ${cutoff}
         and not exists (
@@ -91,6 +95,6 @@ async function deleteOlderThan(root: Kysely<any>, cutoff: Date, limit: number): 
             and (e.tx_id, e.id) > (split_part(p.cursor, '.', 1)::xid8, split_part(p.cursor, '.', 2)::bigint))
       order by e.created_at
       limit ${limit}
-      for update of e skip locked)`.execute(root);
+      for update of e skip locked))`.execute(root);
   return Number(result.numAffectedRows ?? 0);
 }

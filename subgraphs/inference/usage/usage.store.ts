@@ -111,12 +111,10 @@ export const usageStore = {
    * rows another sweep is deleting are skipped. Resolves with how many went.
    */
   async deleteOlderThan(db: Db, cutoff: Date, limit: number): Promise<number> {
-    const result = await db
-      .deleteFrom('usage_records')
-      .where('id', 'in', (eb) =>
-        eb.selectFrom('usage_records').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit).forUpdate().skipLocked(),
-      )
-      .executeTakeFirst();
+    // The ids as an array (`= any(array(…))`), so the delete probes the primary key for them: with `in (subquery)`
+    // the planner hash-joined the whole table on every batch (EXPLAIN, 100,000 records).
+    const batch = db.selectFrom('usage_records').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit).forUpdate().skipLocked();
+    const result = await db.deleteFrom('usage_records').where(sql<boolean>`id = any(array(${batch}))`).executeTakeFirst();
     return Number(result.numDeletedRows);
   },
 

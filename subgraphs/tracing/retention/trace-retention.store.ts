@@ -61,14 +61,19 @@ export const traceRetentionStore = {
    * trace has no root (a child whose root was never recorded, or arrived after the root was deleted) goes by its
    * own start, with its trace. At most `limit` such deciding calls per batch, oldest first (the project's
    * started_at index); calls being deleted by another sweep are skipped.
+   *
+   * Every step probes an index per row (EXPLAIN on 100,000 calls): the root check is a scalar subquery, which
+   * PostgreSQL runs per candidate through calls_trace (as NOT EXISTS inside the OR it hashed every root of the
+   * table), and the deletes take their keys as arrays (`= any(array(…))`), probing the primary key and
+   * feedback_weave_ref (joined, they read every call and feedback row of the project on each batch).
    */
   async deleteExpiredTraces(db: Db, projectId: string, cutoff: Date, limit: number): Promise<ExpiredTracesBatch> {
     const { rows } = await sql<{ traces: string; calls: string; feedback: string }>`
       with doomed as (
         select c.id, c.trace_id from tracing.calls c
         where c.project_id = ${projectId} and c.started_at < ${cutoff}
-          and (c.parent_id is null or not exists (
-            select 1 from tracing.calls r where r.project_id = c.project_id and r.trace_id = c.trace_id and r.parent_id is null))
+          and (c.parent_id is null or (
+            select r.id from tracing.calls r where r.project_id = c.project_id and r.trace_id = c.trace_id and r.parent_id is null limit 1) is null)
         order by c.started_at, c.id
         limit ${limit}
         for update of c skip locked
@@ -78,11 +83,11 @@ export const traceRetentionStore = {
         select k.id from tracing.calls k join doomed d on d.trace_id is not null and k.trace_id = d.trace_id
         where k.project_id = ${projectId}
       ), deleted_calls as (
-        delete from tracing.calls c using doomed_calls v where c.project_id = ${projectId} and c.id = v.id
+        delete from tracing.calls c where c.project_id = ${projectId} and c.id = any(array(select id from doomed_calls))
         returning c.id
       ), deleted_feedback as (
-        delete from tracing.feedback f using deleted_calls g
-        where f.project_id = ${projectId} and f.weave_ref = 'weave:///' || ${projectId} || '/call/' || g.id
+        delete from tracing.feedback f
+        where f.project_id = ${projectId} and f.weave_ref = any(array(select 'weave:///' || ${projectId} || '/call/' || id from deleted_calls))
         returning f.id
       )
       select (select count(*) from doomed) as traces, (select count(*) from deleted_calls) as calls,
@@ -104,11 +109,11 @@ export const traceRetentionStore = {
         limit ${limit}
         for update of c skip locked
       ), deleted_calls as (
-        delete from tracing.calls c using doomed d where c.project_id = ${projectId} and c.id = d.id
+        delete from tracing.calls c where c.project_id = ${projectId} and c.id = any(array(select id from doomed))
         returning c.id
       ), deleted_feedback as (
-        delete from tracing.feedback f using deleted_calls g
-        where f.project_id = ${projectId} and f.weave_ref = 'weave:///' || ${projectId} || '/call/' || g.id
+        delete from tracing.feedback f
+        where f.project_id = ${projectId} and f.weave_ref = any(array(select 'weave:///' || ${projectId} || '/call/' || id from deleted_calls))
         returning f.id
       )
       select (select count(*) from deleted_calls) as calls, (select count(*) from deleted_feedback) as feedback`.execute(db);
