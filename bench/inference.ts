@@ -39,7 +39,8 @@ import { embeddedSuperuserUrl, POSTGRES_STATEMENT_SETTINGS, PostgresStatements, 
  *
  * BENCH_TRELLIS_NODE_ARGS adds node flags to the Trellis started (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
  * BENCH_TRELLIS_STDOUT=<file> appends every line the started Trellis prints to that file (e.g. with
- * `BENCH_TRELLIS_NODE_ARGS=--trace-gc-nvp`: one line per garbage collection, docs/benchmarks.md reads them).
+ * `BENCH_TRELLIS_NODE_ARGS=--trace-gc-nvp`: one line per garbage collection, read as in docs/benchmarks-history.md,
+ * inference, "2026-11-27: a process per core by default").
  * BENCH_TRELLIS_ENV adds to its environment (a JSON object of strings, e.g. `{"TRELLIS_PROCESSES":"1"}`; it wins over
  * `--trellis-processes` and this process's own environment).
  * `--cells-json FILE` also writes the measured cells as JSON. Two builds, two sets of flags or of environment,

@@ -9,15 +9,15 @@
  * `--max-semi-space-size=32` (MiB; Node 20's default on 64-bit is 16): the young generation holds every object of
  * the requests in flight — a few hundred at a time under load. With 16 MiB it was scavenged several times a
  * second, each scavenge stopping every request in flight; 32 MiB halves how often. Measured in alternating pairs
- * (docs/benchmarks.md, inference, "2026-11-25, second session"): chat completions at 50 ms × 200 clients −5 to −12 %
- * CPU per request and −10 to −20 % p99 (medians; the smaller figures since request loggers allocate less); Family A
- * ingestion unchanged. The cost: up to 32 MiB more memory per process (two semi-spaces).
+ * (docs/benchmarks-history.md, inference, "2026-11-25, second session"): chat completions at 50 ms × 200 clients
+ * −5 to −12 % CPU per request and −10 to −20 % p99 (medians; the smaller figures since request loggers allocate
+ * less); Family A ingestion unchanged. The cost: up to 32 MiB more memory per process (two semi-spaces).
  *
  * `--no-memory-reducer`: V8's memory reducer runs full collections to give memory back whenever allocation slows
  * down — which a server at a moderate rate (chat completions at 300 ms × 200 clients, a few hundred a second per
  * process) looks like. Each one also drops the optimized code of objects it frees, and the request path is compiled
- * again: −21 to −44 % CPU per request at 300 ms, p50 and p99 lower in every cell (docs/benchmarks.md, inference,
- * "2026-11-27, seventh session"). The cost: after a burst, an idle process keeps its grown heap until the next
- * ordinary collection.
+ * again: −21 to −44 % CPU per request at 300 ms, p50 and p99 lower in every cell (docs/benchmarks-history.md,
+ * inference, "2026-11-27, seventh session"). The cost: after a burst, an idle process keeps its grown heap until
+ * the next ordinary collection.
  */
 export const PLATFORM_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--no-memory-reducer'];

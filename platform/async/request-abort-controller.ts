@@ -5,7 +5,8 @@ const abortWith = Symbol('abortWith');
  * `throwIfAborted()`, `onabort` and 'abort' listeners — made on Node's EventTarget directly. Why not Node's own
  * AbortController: under Node 20 each AbortSignal gets a hidden class (map) of its own, and a signal made per
  * request kept ≈ 0.8 KB of each finished request reachable for V8's young-generation collector, which promoted it
- * to the old generation (the probes of subgraphs/inference/test, docs/benchmarks.md, inference, 2026-11-27). One
+ * to the old generation (the probes of subgraphs/inference/test, docs/benchmarks-history.md, inference, "2026-11-27,
+ * second session"). One
  * difference: it is not `instanceof AbortSignal` (Node's and undici's APIs that take a signal check its shape).
  */
 class RequestAbortSignal extends EventTarget implements AbortSignal {

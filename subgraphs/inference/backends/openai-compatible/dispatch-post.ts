@@ -19,7 +19,8 @@ export function dispatchPost(pool: Pool, request: PostRequest, signal: AbortSign
   signal.addEventListener('abort', onAbort, { once: true });
   // Once the request is over nothing may abort it, and nothing of ours should keep undici's controller (with the
   // response's raw headers and the connection's closures) reachable: holding it had V8 promote about a third more of
-  // each streamed request's objects to the old generation (docs/benchmarks.md, inference, 2026-11-27).
+  // each streamed request's objects to the old generation (docs/benchmarks-history.md, inference, "2026-11-27: a
+  // process per core by default").
   const settle = () => {
     signal.removeEventListener('abort', onAbort);
     controller = undefined;

@@ -63,7 +63,7 @@ export function requestEventStream(
 
     // An iterator with an async `next`, not an async generator, and (below) no getter: either made V8 keep objects
     // of finished requests reachable for the young-generation collector, which then promoted them — ≈ 1.4 KB a request
-    // each in the probe of docs/benchmarks.md (inference, 2026-11-27).
+    // each in the probe of docs/benchmarks-history.md (inference, "2026-11-27, second session").
     const next = async (): Promise<IteratorResult<string, undefined>> => {
       for (;;) {
         if (queue.length > 0) {
