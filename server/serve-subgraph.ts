@@ -21,6 +21,8 @@ import { markOutages } from '../platform/graphql/public-errors.js';
 import { registerMetrics } from '../platform/http/metrics.js';
 import { databaseCheck, registerReadiness } from '../platform/http/readiness.js';
 import { internalCallerVerifier } from '../platform/http/internal-secret-mismatch.js';
+import { describeVariables, isDistributedService, missingVariables, SERVICE_VARIABLES } from './service-variables.js';
+import { logStartupFailure } from './startup-failure.js';
 
 /**
  * Distributed topology: runs ONE subgraph as its own HTTP service (`node dist/server/serve-subgraph.js tracing`).
@@ -33,6 +35,15 @@ if (!name) {
 }
 const config = loadConfig();
 const logger = createLogger({ level: config.logLevel, name: `trellis-${name}` });
+// What this service needs is declared in server/service-variables.ts (the deployment files are tested against it).
+const variables = isDistributedService(name) ? SERVICE_VARIABLES[name] : undefined;
+const missing = missingVariables(variables?.atStart ?? [], process.env);
+if (missing.length > 0) {
+  logStartupFailure(logger, new ConfigError(`the ${name} service needs ${describeVariables(missing)}`));
+  process.exit(1);
+}
+const unset = missingVariables(variables?.forDeployment ?? [], process.env);
+if (unset.length > 0) logger.warn({ unset: unset.map((variable) => variable.name) }, `not set, as a deployment must: ${describeVariables(unset)}`);
 if (!config.databaseUrl) throw new ConfigError('a subgraph service needs DATABASE_URL (the shared PostgreSQL)');
 const secret = await loadOrCreateSecretFile(config.dataDir, 'internal-secret', config.internalSecret);
 
