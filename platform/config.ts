@@ -31,6 +31,11 @@ export interface PlatformConfig {
   headersTimeoutMs: number;
   /** Graceful shutdown waits this long for in-flight requests, then closes the connections still open. */
   shutdownTimeoutMs: number;
+  /**
+   * Graceful shutdown's leave phase: how long the process keeps serving after SIGTERM with `/readyz` failing and
+   * every response closing its connection, before it stops listening (long enough for balancers to notice).
+   */
+  shutdownDelayMs: number;
   /** What one GraphQL operation may ask for, on /graphql and /graphql/ws alike. */
   graphqlLimits: OperationLimits;
   bootstrap: { apiKey: string; username: string; team: string; project: string } | undefined;
@@ -126,6 +131,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): PlatformConf
     anonymousBodyLimitBytes: integer(env, 'TRELLIS_ANONYMOUS_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024 * 1024),
     ...requestTimeouts(env),
     shutdownTimeoutMs: integer(env, 'TRELLIS_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    shutdownDelayMs: integer(env, 'TRELLIS_SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     graphqlLimits: {
       maxDepth: integer(env, 'TRELLIS_GRAPHQL_MAX_DEPTH', 12, 2, 100),
       maxCost: integer(env, 'TRELLIS_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),

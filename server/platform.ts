@@ -183,7 +183,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     if (!apiSchema) throw new Error('the gateway started without an API schema');
     // One public graphql-ws endpoint for the whole graph, whichever process runs each subgraph.
     await graphqlWsEndpoint({ apollo, apiSchema, subscriptions, http: httpContext })(http.app);
-    const closeHttp = gracefulClose(http.app, { timeoutMs: config.shutdownTimeoutMs });
+    const closeHttp = gracefulClose(http.app, { timeoutMs: config.shutdownTimeoutMs, delayMs: config.shutdownDelayMs });
     await http.app.listen({ host: config.host, port: config.port });
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

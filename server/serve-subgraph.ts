@@ -99,7 +99,7 @@ await app.register(fastifyApollo(apollo), {
 const closeSubscriptions = subgraph.schema.getSubscriptionType()
   ? serveSubscriptions(app.server, subgraph.schema, secret, logger, subgraph.subscriptionContext)
   : undefined;
-const closeHttp = gracefulClose(app, { timeoutMs: config.shutdownTimeoutMs });
+const closeHttp = gracefulClose(app, { timeoutMs: config.shutdownTimeoutMs, delayMs: config.shutdownDelayMs });
 await app.listen({ host: config.host, port: config.port });
 logger.info({ subgraph: name, port: config.port }, 'subgraph service listening');
 

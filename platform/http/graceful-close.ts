@@ -8,6 +8,15 @@ import type { FastifyInstance } from 'fastify';
  */
 const IDLE_GRACE_MS = 500;
 
+/** Fastify instances whose close has begun: their `/readyz` fails from that moment (readiness.ts). */
+const draining = new WeakSet<http.Server>();
+
+/** Whether this server's graceful close has begun (its leave phase included). */
+export function isDraining(app: FastifyInstance): boolean {
+  // By its HTTP server: the same for every encapsulated Fastify context of the app.
+  return draining.has(app.server);
+}
+
 /** The response a connection is serving now (set by the 'request' listener below, cleared when it closes). */
 const inFlight = Symbol('trellis.responseInFlight');
 type TrackedSocket = Socket & { [inFlight]?: http.ServerResponse };
@@ -24,8 +33,15 @@ type TrackedSocket = Socket & { [inFlight]?: http.ServerResponse };
  * - idle keep-alive connections stay open for a grace period, so requests already sent on them get that 503, then
  *   are closed, and so is every connection that becomes idle afterwards;
  * - at `timeoutMs` whatever is still open is destroyed, so the close always ends.
+ *
+ * Behind a load balancer, closing the listener at once is not enough: the balancer keeps sending new connections
+ * until its health check notices, and a client's keep-alive connection through a TCP balancer stays pinned to this
+ * process. So with `delayMs` the close begins with a leave phase: `/readyz` fails at once (isDraining, read by
+ * readiness.ts) so balancers stop choosing this process; for `delayMs` every request is still served as usual, each
+ * response saying `Connection: close`, so every client that is sending moves to a new connection, which the balancer
+ * gives to another replica; only then does the close above begin, with no connection left that a client is using.
  */
-export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number }): () => Promise<void> {
+export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number; delayMs?: number }): () => Promise<void> {
   const server = app.server;
   const sockets = new Set<TrackedSocket>();
   server.on('connection', (socket: Socket) => {
@@ -51,11 +67,14 @@ export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number
   return () =>
     (closed ??= (async () => {
       closing = true;
+      draining.add(server);
       for (const socket of sockets) {
         const response = socket[inFlight];
         // With pipelining only the last response is tracked: it is the one whose `Connection: close` ends the socket.
         if (response && !response.headersSent) response.shouldKeepAlive = false;
       }
+      // The leave phase: still listening and serving, while balancers see /readyz fail and clients move away.
+      if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       // Node's server.close() would destroy idle sockets right away (httpServerPreClose): hold them for the grace.
       const closeIdleConnections = server.closeIdleConnections.bind(server);
       server.closeIdleConnections = () => {};

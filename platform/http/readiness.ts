@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { DatabaseConnection } from '../db/connection.js';
+import { isDraining } from './graceful-close.js';
 
 /**
  * `/readyz`: whether this service can serve now — its database answers and what else it needs is there (the
@@ -36,10 +37,18 @@ export interface CheckResult {
 /** A check that has not answered by then fails (a database that accepts connections but never answers). */
 const CHECK_TIMEOUT_MS = 3_000;
 
-/** `GET /readyz`: 200 `{status: 'ready', checks}` or 503 `{status: 'unavailable', failing: [names], checks}`. */
+/**
+ * `GET /readyz`: 200 `{status: 'ready', checks}` or 503 `{status: 'unavailable', failing: [names], checks}`; from the
+ * moment a graceful shutdown begins, 503 with the check `shutdown` failing (code SHUTTING_DOWN).
+ */
 export function registerReadiness(app: FastifyInstance, checks: readonly ReadinessCheck[]): void {
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    const results = await Promise.all(checks.map(runCheck));
+    // Shutting down (graceful-close.ts): not ready whatever the checks say, so balancers stop choosing this process
+    // while it still serves what reaches it.
+    const shutdown: CheckResult[] = isDraining(app)
+      ? [{ check: 'shutdown', ok: false, reason: 'the process is shutting down', code: 'SHUTTING_DOWN' }]
+      : [];
+    const results = [...shutdown, ...(await Promise.all(checks.map(runCheck)))];
     const failing = results.filter((result) => !result.ok).map((result) => result.check);
     reply.header('cache-control', 'no-store');
     if (failing.length) return reply.code(503).send({ status: 'unavailable', failing, checks: results });

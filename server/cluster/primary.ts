@@ -103,7 +103,7 @@ export function startClusterPrimary(config: PlatformConfig, logger: Logger): Clu
           worker.process.kill('SIGKILL');
         }
       }
-    }, config.shutdownTimeoutMs + STOP_GRACE_MS);
+    }, config.shutdownDelayMs + config.shutdownTimeoutMs + STOP_GRACE_MS);
     const clean = (await Promise.all(exits)).every(Boolean);
     clearTimeout(killer);
     return clean;
