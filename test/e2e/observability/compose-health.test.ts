@@ -19,7 +19,8 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
 }
 const compose = parse(readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
-const trellisServices = Object.entries(compose.services).filter(([name]) => name !== 'postgres');
+// Trellis's own containers: not PostgreSQL, nor the HAProxy balancer in front of the gateways (test/foundation/docker-compose.test.ts).
+const trellisServices = Object.entries(compose.services).filter(([name]) => name !== 'postgres' && name !== 'balancer');
 
 let platform: TestPlatform;
 beforeAll(async () => {
