@@ -132,8 +132,9 @@ describe('deploy/kubernetes against itself', () => {
     }
   });
 
-  it('gives the drain time to finish: grace period above the preStop sleep plus TRELLIS_SHUTDOWN_TIMEOUT_MS', () => {
-    const shutdownSeconds = Number(configValue('trellis-common', 'TRELLIS_SHUTDOWN_TIMEOUT_MS')) / 1000;
+  it('gives the shutdown time to finish: grace period above the preStop sleep plus TRELLIS_SHUTDOWN_DELAY_MS and _TIMEOUT_MS', () => {
+    const shutdownSeconds =
+      (Number(configValue('trellis-common', 'TRELLIS_SHUTDOWN_DELAY_MS') ?? 0) + Number(configValue('trellis-common', 'TRELLIS_SHUTDOWN_TIMEOUT_MS'))) / 1000;
     for (const { at, object } of deployments) {
       const [command, seconds] = containerOf(object).lifecycle.preStop.exec.command;
       expect(command, at).toBe('sleep');
