@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
  */
 const IDLE_GRACE_MS = 500;
 
-/** Fastify instances whose close has begun: their `/readyz` fails from that moment (readiness.ts). */
+/** The HTTP servers whose close has begun: their `/readyz` fails from that moment (readiness.ts). */
 const draining = new WeakSet<http.Server>();
 
 /** Whether this server's graceful close has begun (its leave phase included). */
@@ -39,7 +39,10 @@ type TrackedSocket = Socket & { [inFlight]?: http.ServerResponse };
  * process. So with `delayMs` the close begins with a leave phase: `/readyz` fails at once (isDraining, read by
  * readiness.ts) so balancers stop choosing this process; for `delayMs` every request is still served as usual, each
  * response saying `Connection: close`, so every client that is sending moves to a new connection, which the balancer
- * gives to another replica; only then does the close above begin, with no connection left that a client is using.
+ * gives to another replica; only then does the close above begin, when every connection a client used during the
+ * delay is gone. A connection left idle through the whole delay is closed after the idle grace as before: a request
+ * sent on it at that very moment can still meet the close (HTTP/1.1 has no race-free way to close an idle connection),
+ * so the delay should also outlast the clients' own idle timeout where it can.
  */
 export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number; delayMs?: number }): () => Promise<void> {
   const server = app.server;
