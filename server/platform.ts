@@ -30,6 +30,7 @@ import { graphqlWsEndpoint } from './http/graphql-ws-endpoint.js';
 import { SubgraphSubscriptions } from './subgraph-subscriptions.js';
 import { loadOrCreateSecretFile } from '../platform/internal-secret.js';
 import { loadTlsCredentials } from '../platform/http/tls.js';
+import { warnIfConnectionsCanRunOut } from '../platform/db/connection-budget.js';
 import type { Logger } from '../platform/logger.js';
 import type { StartedSubgraph, SubgraphModule } from '../platform/subgraph.js';
 
@@ -185,6 +186,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     await graphqlWsEndpoint({ apollo, apiSchema, subscriptions, http: httpContext })(http.app);
     const closeHttp = gracefulClose(http.app, { timeoutMs: config.shutdownTimeoutMs, delayMs: config.shutdownDelayMs });
     await http.app.listen({ host: config.host, port: config.port });
+    // Off the start-up path: a warning when a burst could exhaust PostgreSQL's max_connections.
+    void warnIfConnectionsCanRunOut(db.root, logger, { processes: config.processes });
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

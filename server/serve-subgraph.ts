@@ -1,3 +1,4 @@
+import { warnIfConnectionsCanRunOut } from '../platform/db/connection-budget.js';
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo from '@as-integrations/fastify';
@@ -101,6 +102,8 @@ const closeSubscriptions = subgraph.schema.getSubscriptionType()
   : undefined;
 const closeHttp = gracefulClose(app, { timeoutMs: config.shutdownTimeoutMs, delayMs: config.shutdownDelayMs });
 await app.listen({ host: config.host, port: config.port });
+// Off the start-up path: a warning when a burst could exhaust PostgreSQL's max_connections.
+void warnIfConnectionsCanRunOut(db.root, logger, { processes: 1 });
 logger.info({ subgraph: name, port: config.port }, 'subgraph service listening');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

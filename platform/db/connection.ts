@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
+import { trackPool } from './connection-budget.js';
 
 // BIGINT and NUMERIC arrive as strings by default; counts and ids we store fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -28,6 +29,7 @@ export function connectDatabase(url: string, options: { max?: number; applicatio
   // pool, checked-out ones on themselves (their query in flight fails with the error anyway).
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
+  trackPool(pool);
   const root = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

@@ -1,3 +1,4 @@
+import { trackPool } from '../../platform/db/connection-budget.js';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
@@ -44,6 +45,7 @@ export const automationsSubgraph = defineSubgraph<AutomationsServices>({
       options: '-c synchronous_commit=off',
     });
     relaxedPool.on('error', () => undefined);
+    trackPool(relaxedPool);
     const relaxed = new Kysely<AutomationsDatabase>({ dialect: new PostgresDialect({ pool: relaxedPool }) }).withSchema('automations');
     const automationsStore = new AutomationsStore(store as Kysely<AutomationsDatabase>, relaxed);
     const secrets = new SecretService(automationsStore, await SecretBox.load(config.secretKey, config.dataDir));
