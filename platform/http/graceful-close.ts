@@ -58,7 +58,7 @@ export function gracefulClose(app: FastifyInstance, options: { timeoutMs: number
     // The response in flight is found through its connection, not kept in a Set of its own: a Set that every
     // request enters and leaves rehashes its table over and over, and a table that outlived two young-generation
     // collections keeps, once replaced, every response it held reachable for V8 until the next full collection —
-    // each then promoted with its whole request, and new tables in turn (docs/benchmarks.md, inference, 2026-11-27).
+    // each then promoted with its whole request, and new tables in turn (docs/benchmarks-history.md, inference, "2026-11-27, second session").
     const socket = request.socket as TrackedSocket;
     socket[inFlight] = response;
     response.once('close', () => {
