@@ -1,3 +1,4 @@
+import { parse } from 'yaml';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +24,9 @@ describe('the Node flags of platform processes (server/node-flags.ts)', () => {
     expect(read('Dockerfile')).toMatch(/^CMD \["dist\/server\/main\.js"\]$/m);
     expect(read('Dockerfile')).not.toMatch(/^ENV .*NODE_OPTIONS/m);
     const compose = read('docker-compose.yml');
-    const commands = [...compose.matchAll(/^\s*command: (\[.*\])$/gm)].map((match) => JSON.parse(match[1]!) as string[]);
+    // The services built from the image (the `x-trellis` anchor: `build: .`); PostgreSQL and the balancer run their own.
+    const services = (parse(compose, { merge: true }) as { services: Record<string, { build?: string; command?: string[] }> }).services;
+    const commands = Object.values(services).filter((service) => service.build === '.').map((service) => service.command ?? []);
     expect(commands.length).toBeGreaterThan(0);
     for (const command of commands) expect(command[0]).toMatch(/^dist\/server\/[\w-]+\.js$/);
     expect(compose).not.toMatch(/NODE_OPTIONS|entrypoint:/);
