@@ -1,4 +1,3 @@
-import { warnIfConnectionsCanRunOut } from '../platform/db/connection-budget.js';
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo from '@as-integrations/fastify';
@@ -8,6 +7,7 @@ import { Authenticator } from '../subgraphs/identity/authenticator.js';
 import type { IdentityDatabase } from '../subgraphs/identity/db/database.js';
 import type { IdentityServices } from '../subgraphs/identity/services.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
+import { warnIfConnectionsCanRunOut } from '../platform/db/connection-budget.js';
 import { connectDatabase } from '../platform/db/connection.js';
 import type { GraphQLContext } from '../platform/graphql/context.js';
 import { loadOrCreateSecretFile } from '../platform/internal-secret.js';
@@ -34,7 +34,15 @@ if (!name) {
   process.stderr.write('usage: serve-subgraph <identity|registry|tracing|inference|training|automations>\n');
   process.exit(2);
 }
-const config = loadConfig();
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    // The configuration says how to log; without one, log at the default level.
+    logStartupFailure(createLogger({ level: 'info', name: `trellis-${name}` }), error);
+    process.exit(1);
+  }
+})();
 const logger = createLogger({ level: config.logLevel, name: `trellis-${name}` });
 // What this service needs is declared in server/service-variables.ts (the deployment files are tested against it).
 const variables = isDistributedService(name) ? SERVICE_VARIABLES[name] : undefined;
@@ -52,7 +60,11 @@ const module = subgraphByName(name);
 const db = connectDatabase(config.databaseUrl, { max: config.databasePoolSize, applicationName: `trellis-${name}` });
 // Data of other subgraphs is read through the gateway process, on behalf of the caller.
 const graph = config.gatewayUrl ? new RemoteGraph(config.gatewayUrl, secret) : new UnavailableGraph();
-const subgraph = await module.start({ db, config, graph, logger, modelLimiter: createModelLimiter(config) });
+const subgraph = await module.start({ db, config, graph, logger, modelLimiter: createModelLimiter(config) }).catch((error: unknown) => {
+  // An unreachable database, a refused password: one line saying so (a bug keeps its stack).
+  logStartupFailure(logger, error);
+  process.exit(1);
+});
 
 const app = Fastify({
   loggerInstance: logger as FastifyBaseLogger,

@@ -33,4 +33,18 @@ describe('a misconfigured start', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('of a subgraph service (distributed topology): the same one line', async () => {
+    const run = spawnEntry('server/serve-subgraph.ts', ['tracing'], {
+      DATABASE_URL: 'postgres://trellis@127.0.0.1:1/trellis',
+      TRELLIS_INTERNAL_SECRET: 'internal-secret-0123456789',
+      HOST: '127.0.0.1',
+      PORT: '0',
+    });
+    expect(await run.exited).toBe(1);
+    const lines = run.output().trim().split('\n');
+    const entry = JSON.parse(lines.at(-1)!);
+    expect(entry.msg).toMatch(/^Trellis failed to start: cannot reach the database \(DATABASE_URL\): connect ECONNREFUSED 127\.0\.0\.1:1/);
+    expect(entry.err).toBeUndefined();
+  }, 60_000);
 });
