@@ -14,5 +14,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Test files share their worker's module graph: importing the platform (type-graphql, Apollo, the subgraphs) once
+    // per worker instead of once per file took the suite from 11.9 to 9.0 minutes on 2 cores. Every file starts
+    // its own platform on its own database, so no state of interest lives in modules (checked: the whole suite passes
+    // either way).
+    isolate: false,
   },
 });
