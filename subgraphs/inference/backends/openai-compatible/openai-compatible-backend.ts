@@ -41,23 +41,11 @@ export class OpenAICompatibleBackend implements ChatBackend {
   }
 
   async complete(request: BackendRequest, signal: AbortSignal): Promise<ChatCompletion> {
-    // The whole body is read within the attempt; nothing is retried once a 200 started (see sendWhole).
-    const { deployment, result: text } = await this.attempt(
-      request.report,
-      (candidate) => this.sendWhole(candidate, candidate.completionsPath, upstreamPayload(candidate, request, false), signal),
-      signal,
-    );
-    deployment.inFlight--;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new UpstreamGarbageError('not JSON');
-    }
-    if (!isCompletion(parsed)) throw new UpstreamGarbageError('no choices');
+    const answer = await this.requestWhole(request.report, signal, (candidate) => [candidate.completionsPath, upstreamPayload(candidate, request, false)]);
+    if (!isCompletion(answer)) throw new UpstreamGarbageError('no choices');
     // The caller's public model id, not the upstream's name (set on the object just parsed: no copy).
-    parsed.model = request.body.model;
-    return parsed;
+    answer.model = request.body.model;
+    return answer;
   }
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
@@ -102,22 +90,31 @@ export class OpenAICompatibleBackend implements ChatBackend {
    * parameter reaches it, so it judges `dimensions` and `encoding_format` itself.
    */
   async embed(request: EmbeddingsBackendRequest, signal: AbortSignal): Promise<EmbeddingsResponse> {
-    const { deployment, result: text } = await this.attempt(
-      request.report,
-      (candidate) =>
-        this.sendWhole(candidate, candidate.embeddingsPath, JSON.stringify({ ...request.body, model: candidate.upstreamModel }), signal),
-      signal,
-    );
+    const answer = await this.requestWhole(request.report, signal, (candidate) => [
+      candidate.embeddingsPath,
+      JSON.stringify({ ...request.body, model: candidate.upstreamModel }),
+    ]);
+    if (!isEmbeddingsResponse(answer)) throw new UpstreamGarbageError('no embeddings list');
+    answer.model = request.body.model;
+    return answer;
+  }
+
+  /**
+   * One request whose whole answer is read within the attempt (balanced and retried; nothing is retried once a 200
+   * started, see sendWhole), parsed as JSON. `target` gives the chosen deployment's path and payload.
+   */
+  private async requestWhole(
+    report: BackendReport,
+    signal: AbortSignal,
+    target: (candidate: Deployment) => [path: string, payload: string],
+  ): Promise<unknown> {
+    const { deployment, result: text } = await this.attempt(report, (candidate) => this.sendWhole(candidate, ...target(candidate), signal), signal);
     deployment.inFlight--;
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      return JSON.parse(text) as unknown;
     } catch {
       throw new UpstreamGarbageError('not JSON');
     }
-    if (!isEmbeddingsResponse(parsed)) throw new UpstreamGarbageError('no embeddings list');
-    parsed.model = request.body.model;
-    return parsed;
   }
 
   close(): Promise<void> {
