@@ -35,6 +35,8 @@ export interface DashboardHarness {
   checkAccessibility(what: string): Promise<void>;
   /** docs/screenshots/<name>.png, 1280×800; `mask` hides secrets (a new key) behind a box. */
   screenshot(name: string, options?: { mask?: Locator[] }): Promise<void>;
+  /** Seeds data: POSTs JSON to a REST path of the platform as the admin, expects 200, returns the parsed answer. */
+  postJson(path: string, body: unknown): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,16 @@ export async function startDashboardHarness(options: Parameters<typeof startTest
       }[];
       const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
       expect(serious, `${what}: axe-core violations`).toEqual([]);
+    },
+    async postJson(pathname, body) {
+      const response = await platform.fetch(pathname, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminKey}` },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      expect(response.status, `${pathname}: ${text}`).toBe(200);
+      return JSON.parse(text);
     },
     async screenshot(name, options) {
       await mkdir(SCREENSHOTS, { recursive: true });

@@ -11,16 +11,7 @@ let callId: string;
 let traceId: string;
 let digests: string[];
 
-async function post(path: string, body: unknown): Promise<any> {
-  const response = await harness.platform.fetch(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.platform.adminKey}` },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  expect(response.status, `${path}: ${text}`).toBe(200);
-  return JSON.parse(text);
-}
+const post = (path: string, body: unknown) => harness.postJson(path, body);
 
 beforeAll(async () => {
   harness = await startDashboardHarness();
