@@ -25,10 +25,18 @@ export interface SubgraphFetcherOptions {
  * not retried: the operation may have run. Apollo's default fetcher (make-fetch-happen) cannot tell these apart,
  * and it caches name lookups for five minutes, so its fresh connections kept going to a replica that was gone.
  */
+/** How long a kept-alive connection to a subgraph service may stay idle (Node's agent closes it then). */
+export const IDLE_CONNECTION_MS = 500;
+
 export function subgraphFetcher(options: SubgraphFetcherOptions = {}): Fetcher {
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 50;
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  // Idle connections are closed after IDLE_CONNECTION_MS, well inside a leaving service's leave phase
+  // (TRELLIS_SHUTDOWN_DELAY_MS): by the end of it, when the service closes what is still open, no connection of the
+  // gateway to it is left idle to be picked for a request just as it closes (a reset after the request was written,
+  // which is never retried).
+  const agentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS };
+  const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   return async (url, init = {}) => {
     for (let attempt = 0; ; attempt++) {
       const outcome = await send(url, init, agents);

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../platform/db/embedded-postgres.js';
-import { subgraphFetcher } from '../../gateway/subgraph-fetcher.js';
+import { IDLE_CONNECTION_MS, subgraphFetcher } from '../../gateway/subgraph-fetcher.js';
 
 /**
  * The gateway's fetch of a subgraph (real servers on loopback): retried on a fresh connection when nothing can have
@@ -94,5 +94,16 @@ describe('subgraphFetcher', () => {
     await expect(fetcher(url, init)).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(requests).toBe(1);
     expect(retries).toBe(0);
+  });
+
+  it('closes a kept-alive connection once it has been idle for IDLE_CONNECTION_MS, so none is left for a leaving service to close under a request', async () => {
+    const server = await serve(0, graphqlAnswer);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    const fetcher = subgraphFetcher();
+    const openConnections = () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    expect((await fetcher(url, init)).status).toBe(200);
+    expect(await openConnections()).toBe(1); // kept alive for the next fetch
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CONNECTION_MS + 300));
+    expect(await openConnections()).toBe(0);
   });
 });
