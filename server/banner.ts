@@ -9,7 +9,7 @@ export function startBanner(url: string, processes = 1): string {
     `  Inference (Family B)   ${url}/inference/v1`,
     `  Training (Family C)    ${url}/training`,
     `  REST docs / OpenAPI    ${url}/docs  ${url}/openapi.json`,
-    `  Health / metrics       ${url}/healthz  ${url}/metrics`,
+    `  Health / metrics       ${url}/healthz  ${url}/readyz  ${url}/metrics`,
     '',
   ].join('\n') + '\n';
 }
