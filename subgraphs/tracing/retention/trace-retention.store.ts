@@ -12,6 +12,21 @@ export interface ExpiredTracesBatch {
   feedback: number;
 }
 
+/**
+ * The deletion both batches end with: the calls listed by the CTE `doomed_calls`, and the feedback on them (its
+ * `weave_ref` names the call). Leaves the CTEs `deleted_calls` and `deleted_feedback` for the counts.
+ */
+function deleteCallsWithTheirFeedback(projectId: string) {
+  return sql`deleted_calls as (
+        delete from tracing.calls c where c.project_id = ${projectId} and c.id = any(array(select id from doomed_calls))
+        returning c.id
+      ), deleted_feedback as (
+        delete from tracing.feedback f
+        where f.project_id = ${projectId} and f.weave_ref = any(array(select 'weave:///' || ${projectId} || '/call/' || id from deleted_calls))
+        returning f.id
+      )`;
+}
+
 /** Kysely queries of trace retention: the per-project setting and the batched deletion. */
 export const traceRetentionStore = {
   async retentionDays(db: Db, projectId: string): Promise<number | undefined> {
@@ -82,14 +97,7 @@ export const traceRetentionStore = {
         union
         select k.id from tracing.calls k join doomed d on d.trace_id is not null and k.trace_id = d.trace_id
         where k.project_id = ${projectId}
-      ), deleted_calls as (
-        delete from tracing.calls c where c.project_id = ${projectId} and c.id = any(array(select id from doomed_calls))
-        returning c.id
-      ), deleted_feedback as (
-        delete from tracing.feedback f
-        where f.project_id = ${projectId} and f.weave_ref = any(array(select 'weave:///' || ${projectId} || '/call/' || id from deleted_calls))
-        returning f.id
-      )
+      ), ${deleteCallsWithTheirFeedback(projectId)}
       select (select count(*) from doomed) as traces, (select count(*) from deleted_calls) as calls,
         (select count(*) from deleted_feedback) as feedback`.execute(db);
     const row = rows[0]!;
@@ -102,20 +110,13 @@ export const traceRetentionStore = {
    */
   async deleteExpiredUnstartedCalls(db: Db, projectId: string, cutoff: Date, limit: number): Promise<number> {
     const { rows } = await sql<{ calls: string }>`
-      with doomed as (
+      with doomed_calls as (
         select c.id from tracing.calls c
         where c.project_id = ${projectId} and c.started_at is null and c.created_at < ${cutoff}
         order by c.id
         limit ${limit}
         for update of c skip locked
-      ), deleted_calls as (
-        delete from tracing.calls c where c.project_id = ${projectId} and c.id = any(array(select id from doomed))
-        returning c.id
-      ), deleted_feedback as (
-        delete from tracing.feedback f
-        where f.project_id = ${projectId} and f.weave_ref = any(array(select 'weave:///' || ${projectId} || '/call/' || id from deleted_calls))
-        returning f.id
-      )
+      ), ${deleteCallsWithTheirFeedback(projectId)}
       select (select count(*) from deleted_calls) as calls, (select count(*) from deleted_feedback) as feedback`.execute(db);
     return Number(rows[0]!.calls);
   },
