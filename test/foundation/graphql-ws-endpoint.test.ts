@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Client } from 'graphql-ws';
+import type { Client, ClientOptions } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatCompletionChunks, graphqlWsClient, operationResults } from '../support/graphql-ws.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
@@ -21,8 +21,8 @@ afterAll(async () => {
   await platform?.close();
 });
 
-function connect(key = platform.adminKey, on?: Parameters<typeof graphqlWsClient>[2]): Client {
-  const client = graphqlWsClient(platform.url, key, on);
+function connect(key = platform.adminKey, on?: ClientOptions['on']): Client {
+  const client = graphqlWsClient(platform.url, key, { on });
   clients.push(client);
   return client;
 }

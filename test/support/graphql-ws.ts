@@ -17,14 +17,17 @@ export function chatCompletionChunks(prompt: string, options: { model?: string; 
   };
 }
 
-/** A graphql-ws client of the public endpoint of the platform at `baseUrl` (http://…), authenticated with `key`. */
-export function graphqlWsClient(baseUrl: string, key: string, on?: ClientOptions['on']): Client {
+/**
+ * A graphql-ws client of the public endpoint of the platform at `baseUrl` (http://…), authenticated with `key`, not
+ * retrying; `options` adds to that (event listeners, `lazy: false` to connect at once).
+ */
+export function graphqlWsClient(baseUrl: string, key: string, options: Pick<ClientOptions, 'on' | 'lazy'> = {}): Client {
   return createClient({
     url: `${baseUrl.replace('http', 'ws')}/graphql/ws`,
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${key}` },
     retryAttempts: 0,
-    on,
+    ...options,
   });
 }
 

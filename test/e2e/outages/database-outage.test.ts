@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient, type Client } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../../platform/db/embedded-postgres.js';
@@ -10,7 +10,7 @@ import { startTestPlatform, type TestPlatform } from '../../support/platform.js'
 import { spawnEntry, waitForHttp, type NodeProcess } from '../../support/processes.js';
 import { freePort } from '../../../platform/db/embedded-postgres.js';
 import { TEST_ENV } from '../../../subgraphs/automations/test/helpers.js';
-import { operationResults } from '../../support/graphql-ws.js';
+import { graphqlWsClient, operationResults } from '../../support/graphql-ws.js';
 import { startOf, traces } from '../../../subgraphs/tracing/test/helpers.js';
 
 /**
@@ -50,13 +50,7 @@ beforeAll(async () => {
   });
   freshKey = (await platform.createUser('fresh-one', { trellis: 'MEMBER' })).key;
   freshKey2 = (await platform.createUser('fresh-two', { trellis: 'MEMBER' })).key;
-  ws = createClient({
-    url: `${platform.url.replace('http', 'ws')}/graphql/ws`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${platform.adminKey}` },
-    retryAttempts: 0,
-    lazy: false,
-  });
+  ws = graphqlWsClient(platform.url, platform.adminKey, { lazy: false });
 }, 120_000);
 
 afterAll(async () => {

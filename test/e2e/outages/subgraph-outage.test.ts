@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../platform/db/embedded-postgres.js';
 import { TEST_ENV } from '../../../subgraphs/automations/test/helpers.js';
 import { startOf, traces } from '../../../subgraphs/tracing/test/helpers.js';
 import { createTestDatabase } from '../../support/database.js';
-import { operationResults } from '../../support/graphql-ws.js';
+import { graphqlWsClient, operationResults } from '../../support/graphql-ws.js';
 import { startTestPlatform, type TestPlatform } from '../../support/platform.js';
 import { spawnEntry, waitForHttp, type NodeProcess } from '../../support/processes.js';
 import { TcpBalancer } from './tcp-balancer.js';
@@ -65,13 +64,7 @@ beforeAll(async () => {
       TRELLIS_SUBGRAPH_URLS: `tracing=http://127.0.0.1:${balancerPort}/graphql,automations=http://127.0.0.1:${automationsPort}/graphql,inference=http://127.0.0.1:${inferencePort}/graphql`,
     },
   });
-  ws = createClient({
-    url: `${platform.url.replace('http', 'ws')}/graphql/ws`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${platform.adminKey}` },
-    retryAttempts: 0,
-    lazy: false,
-  });
+  ws = graphqlWsClient(platform.url, platform.adminKey, { lazy: false });
 }, 180_000);
 
 afterAll(async () => {
