@@ -141,6 +141,8 @@ export interface SubgraphStartOptions {
 
 export interface SubgraphModule<Services = unknown> {
   name: string;
+  /** Its resolver classes (what contract tests inspect). */
+  resolvers: readonly Function[];
   /** The subgraph's SDL with federation directives; needs no database. */
   printSdl(): Promise<string>;
   /** Migrates the subgraph's schema and runs its migrations, without starting it. */
@@ -203,6 +205,7 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
 
   return {
     name: spec.name,
+    resolvers: spec.resolvers,
     async printSdl() {
       return (await build(undefined)).sdl;
     },
