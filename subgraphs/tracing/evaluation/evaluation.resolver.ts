@@ -4,7 +4,16 @@ import { offsetAfter, pageSize, pagingDescriptions, toOffsetConnection, type Pag
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { Project } from '../project/project.resolver.js';
 import type { TracingServices } from '../services.js';
-import { EvaluationComparison, EvaluationRun, EvaluationRunConnection, toEvaluationComparison, toEvaluationRun } from './evaluation.type.js';
+import { MAX_COMPARED_RUNS, MIN_COMPARED_RUNS } from './evaluation.service.js';
+import {
+  EvaluationComparison,
+  EvaluationRun,
+  EvaluationRunConnection,
+  EvaluationRunsComparison,
+  toEvaluationComparison,
+  toEvaluationRun,
+  toEvaluationRunsComparison,
+} from './evaluation.type.js';
 
 const RUN_PAGES: PageLimits = { default: 25, max: 200 };
 const RUN_PAGING = pagingDescriptions(RUN_PAGES, 'evaluation run');
@@ -57,6 +66,19 @@ export class EvaluationProjectResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<EvaluationComparison> {
     return toEvaluationComparison(await this.services.evaluations.compare(projectIdOf(project, context), runA, runB));
+  }
+
+  @FieldResolver(() => EvaluationRunsComparison, {
+    description:
+      `${MIN_COMPARED_RUNS} to ${MAX_COMPARED_RUNS} evaluation runs side by side, per example (dataset row, or the inputs digest) with each run's output, ` +
+      'scores and call; BAD_USER_INPUT for fewer or more runs, NOT_FOUND when one is not a run of the project',
+  })
+  async evaluationRunsComparison(
+    @Root() project: Project,
+    @Arg('runs', () => [String], { description: `The evaluation run ids, ${MIN_COMPARED_RUNS} to ${MAX_COMPARED_RUNS}, the baseline first` }) runs: string[],
+    @Ctx() context: GraphQLContext,
+  ): Promise<EvaluationRunsComparison> {
+    return toEvaluationRunsComparison(await this.services.evaluations.compareRuns(projectIdOf(project, context), runs));
   }
 }
 

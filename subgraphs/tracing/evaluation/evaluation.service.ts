@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { NotFoundError } from '../../../platform/errors.js';
+import { BadRequestError, NotFoundError } from '../../../platform/errors.js';
 import type { TracingDatabase } from '../db/database.js';
 import { digestOfJson, parseObjectRef } from '../refs.js';
 import { EVAL_META } from '../score/score.service.js';
@@ -21,6 +21,9 @@ const EVALUATE_OP = '%/op/Evaluation.evaluate:%';
 const PREDICT_AND_SCORE_OPS = ['%/op/Evaluation.predictAndScore:%', '%/op/Evaluation.predict_and_score:%'];
 /** A comparison reads at most this many examples per run; larger runs are compared on their first ones. */
 export const MAX_COMPARED_EXAMPLES = 2_000;
+/** How many runs one comparison holds side by side. */
+export const MIN_COMPARED_RUNS = 2;
+export const MAX_COMPARED_RUNS = 4;
 
 export type EvaluationRunStatus = 'running' | 'success' | 'error';
 export type MetricKind = 'number' | 'boolean';
@@ -60,6 +63,8 @@ export interface MetricValue {
 
 export interface RunExample {
   key: string;
+  /** The call that produced it: the SDK's predictAndScore call, or the evaluation API's prediction. */
+  callId: string;
   inputs: unknown;
   output: unknown;
   values: MetricValue[];
@@ -87,6 +92,26 @@ export interface EvaluationComparisonRecord {
   runA: EvaluationRunRecord;
   runB: EvaluationRunRecord;
   examples: ComparedExample[];
+  truncated: boolean;
+}
+
+/** One run's result for one example of a comparison. */
+export interface ExampleResult {
+  callId: string;
+  output: unknown;
+  values: MetricValue[];
+}
+
+export interface RunsComparedExample {
+  key: string;
+  inputs: unknown;
+  /** One per compared run, in the order the runs were named; null where that run has no such example. */
+  results: (ExampleResult | null)[];
+}
+
+export interface RunsComparisonRecord {
+  runs: EvaluationRunRecord[];
+  examples: RunsComparedExample[];
   truncated: boolean;
 }
 
@@ -145,44 +170,69 @@ export class EvaluationService {
 
   /** Two runs side by side, example by example (joined on the dataset row, or on the inputs' digest). */
   async compare(projectId: string, idA: string, idB: string): Promise<EvaluationComparisonRecord> {
-    const rows = (await this.runQuery(projectId).where('id', 'in', [idA, idB]).execute()) as RunRow[];
-    const rowA = rows.find((row) => row.id === idA);
-    const rowB = rows.find((row) => row.id === idB);
-    if (!rowA) throw new NotFoundError(`Evaluation run ${idA} not found in project ${projectId}`);
-    if (!rowB) throw new NotFoundError(`Evaluation run ${idB} not found in project ${projectId}`);
-    const children = await this.children(projectId, [idA, idB]);
-    const examplesA = await this.examples(projectId, rowA, children.get(idA) ?? []);
-    const examplesB = idA === idB ? examplesA : await this.examples(projectId, rowB, children.get(idB) ?? []);
-    const [runA, runB] = [toRecord(rowA, examplesA), toRecord(rowB, examplesB)];
-
-    const byKeyB = new Map(examplesB.map((example) => [example.key, example]));
-    const keys = [...new Set([...examplesA.map((example) => example.key), ...examplesB.map((example) => example.key)])];
-    const byKeyA = new Map(examplesA.map((example) => [example.key, example]));
-    const truncated = keys.length > MAX_COMPARED_EXAMPLES;
-    const examples = keys.slice(0, MAX_COMPARED_EXAMPLES).map((key): ComparedExample => {
-      const a = byKeyA.get(key);
-      const b = byKeyB.get(key);
-      const metrics = new Map<string, ComparedMetric>();
-      for (const [side, example] of [['A', a], ['B', b]] as const) {
-        for (const value of example?.values ?? []) {
-          const id = metricId(value);
-          const entry = metrics.get(id) ?? { scorer: value.scorer, metric: value.metric, kind: value.kind, valueA: null, valueB: null };
-          if (side === 'A') entry.valueA = value.value;
-          else entry.valueB = value.value;
-          metrics.set(id, entry);
+    const { runs, examples, truncated } = await this.compareRuns(projectId, [idA, idB]);
+    return {
+      runA: runs[0]!,
+      runB: runs[1]!,
+      truncated,
+      examples: examples.map((example) => {
+        const [a, b] = example.results;
+        const metrics = new Map<string, ComparedMetric>();
+        for (const [side, result] of [['A', a], ['B', b]] as const) {
+          for (const value of result?.values ?? []) {
+            const id = metricId(value);
+            const entry = metrics.get(id) ?? { scorer: value.scorer, metric: value.metric, kind: value.kind, valueA: null, valueB: null };
+            if (side === 'A') entry.valueA = value.value;
+            else entry.valueB = value.value;
+            metrics.set(id, entry);
+          }
         }
-      }
-      return {
-        key,
-        inputs: (a ?? b)!.inputs,
-        outputA: a?.output ?? null,
-        outputB: b?.output ?? null,
-        inA: Boolean(a),
-        inB: Boolean(b),
-        metrics: [...metrics.values()].sort(compareMetrics),
-      };
+        return {
+          key: example.key,
+          inputs: example.inputs,
+          outputA: a?.output ?? null,
+          outputB: b?.output ?? null,
+          inA: Boolean(a),
+          inB: Boolean(b),
+          metrics: [...metrics.values()].sort(compareMetrics),
+        };
+      }),
+    };
+  }
+
+  /**
+   * Two to four runs side by side (the first is the baseline a dashboard compares the others with), example by
+   * example: each example carries one result per run, in the order the runs were named (null where that run has
+   * no such example), with the call that produced it.
+   */
+  async compareRuns(projectId: string, ids: string[]): Promise<RunsComparisonRecord> {
+    if (ids.length < MIN_COMPARED_RUNS || ids.length > MAX_COMPARED_RUNS) {
+      throw new BadRequestError(`Compare ${MIN_COMPARED_RUNS} to ${MAX_COMPARED_RUNS} evaluation runs (${ids.length} given)`, { param: 'runs' });
+    }
+    const rows = (await this.runQuery(projectId).where('id', 'in', ids).execute()) as RunRow[];
+    const ordered = ids.map((id) => {
+      const row = rows.find((candidate) => candidate.id === id);
+      if (!row) throw new NotFoundError(`Evaluation run ${id} not found in project ${projectId}`);
+      return row;
     });
-    return { runA, runB, examples, truncated };
+    const children = await this.children(projectId, ids);
+    // A run named twice (a run compared with itself) is read once.
+    const read = new Map<string, Promise<RunExample[]>>();
+    const examplesOf = (row: RunRow) => read.get(row.id) ?? read.set(row.id, this.examples(projectId, row, children.get(row.id) ?? [])).get(row.id)!;
+    const examplesPerRun = await Promise.all(ordered.map(examplesOf));
+    const runs = ordered.map((row, index) => toRecord(row, examplesPerRun[index]!));
+
+    const byKey = examplesPerRun.map((examples) => new Map(examples.map((example) => [example.key, example])));
+    const keys = [...new Set(examplesPerRun.flatMap((examples) => examples.map((example) => example.key)))];
+    const truncated = keys.length > MAX_COMPARED_EXAMPLES;
+    const examples = keys.slice(0, MAX_COMPARED_EXAMPLES).map((key): RunsComparedExample => {
+      const results = byKey.map((examples) => {
+        const example = examples.get(key);
+        return example ? { callId: example.callId, output: example.output, values: [...example.values].sort(compareMetrics) } : null;
+      });
+      return { key, inputs: byKey.map((examples) => examples.get(key)).find(Boolean)!.inputs, results };
+    });
+    return { runs, examples, truncated };
   }
 
   private runQuery(projectId: string) {
@@ -233,6 +283,7 @@ export class EvaluationService {
       const scores = asObject(output.scores);
       return {
         key: rowDigest ?? digestOfJson(example ?? null),
+        callId: child.id,
         rowDigest,
         inputs: example ?? null,
         output: output.model_output ?? output.output ?? null,
@@ -255,7 +306,7 @@ function apiExamples(children: ChildRow[]): RunExample[] {
   const examples = new Map<string, RunExample>();
   for (const child of children) {
     if (child.kind !== 'prediction') continue;
-    examples.set(child.id, { key: digestOfJson(child.inputs ?? {}), inputs: child.inputs ?? {}, output: child.output ?? null, values: [] });
+    examples.set(child.id, { key: digestOfJson(child.inputs ?? {}), callId: child.id, inputs: child.inputs ?? {}, output: child.output ?? null, values: [] });
   }
   for (const child of children) {
     if (child.kind !== 'score') continue;

@@ -1,7 +1,7 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionTypes, type Connection } from '../../../platform/graphql/connection.js';
 import { JSONScalar } from '../../../platform/graphql/scalars.js';
-import type { ComparedExample, ComparedMetric, EvaluationComparisonRecord, EvaluationRunRecord, ScorerMetricSummary } from './evaluation.service.js';
+import type { ComparedExample, ComparedMetric, EvaluationComparisonRecord, EvaluationRunRecord, RunsComparisonRecord, ScorerMetricSummary } from './evaluation.service.js';
 
 export const EvaluationRunStatus = { RUNNING: 'running', SUCCESS: 'success', ERROR: 'error' } as const;
 registerEnumType(EvaluationRunStatus, {
@@ -111,6 +111,57 @@ export function toEvaluationComparison(record: EvaluationComparisonRecord): Eval
       inA: example.inA,
       inB: example.inB,
       scores: example.metrics.map((metric: ComparedMetric) => ({ ...metric })),
+    })),
+  };
+}
+
+@ObjectType({ description: "One scorer metric's value for one example in one run", simpleResolvers: true })
+export class EvaluationMetricValue {
+  @Field(() => String, { description: 'The scorer' }) scorer!: string;
+  @Field(() => String, { nullable: true, description: "The metric within the scorer's output (null: the bare value)" }) metric!: string | null;
+  @Field(() => ScoreMetricKind, { description: 'Numbers, or booleans counted as 1/0' }) kind!: string;
+  @Field(() => Float, { description: 'The value (booleans as 1/0)' }) value!: number;
+}
+
+@ObjectType({ description: "One run's answer to one example of a comparison: the call that produced it, the model output and the scores", simpleResolvers: true })
+export class EvaluationExampleResult {
+  @Field(() => String, {
+    description: "The call that produced it (the SDK's `Evaluation.predictAndScore` call, or the evaluation API's prediction); it opens at /ui/calls/<entity>/<project>/<id>",
+  })
+  callId!: string;
+  @Field(() => JSONScalar, { nullable: true, description: "The model's output for the example" }) output!: unknown;
+  @Field(() => [EvaluationMetricValue], { description: 'Per scorer and metric, its value, by scorer then metric' }) values!: EvaluationMetricValue[];
+}
+
+@ObjectType({ description: 'One example (dataset row, or the inputs of a prediction) as each run of a comparison answered and scored it', simpleResolvers: true })
+export class EvaluationRunsExample {
+  @Field(() => String, { description: 'What identifies the example in every run: the dataset row digest, else the digest of its inputs' }) key!: string;
+  @Field(() => JSONScalar, { nullable: true, description: 'The example: the dataset row, or the inputs the model was given' }) inputs!: unknown;
+  @Field(() => [EvaluationExampleResult], {
+    nullable: 'items',
+    description: 'One result per compared run, in the order the runs were named; null where that run has no such example',
+  })
+  results!: (EvaluationExampleResult | null)[];
+}
+
+@ObjectType({ description: 'Two to four evaluation runs side by side: their summaries and their examples, joined on the example', simpleResolvers: true })
+export class EvaluationRunsComparison {
+  @Field(() => [EvaluationRun], { description: 'The runs, in the order they were named (the first is the baseline)' }) runs!: EvaluationRun[];
+  @Field(() => [EvaluationRunsExample], {
+    description: "The examples of any run, in the first run's order then the others' (at most 2,000; see truncated)",
+  })
+  examples!: EvaluationRunsExample[];
+  @Field(() => Boolean, { description: 'More examples exist than were compared' }) truncated!: boolean;
+}
+
+export function toEvaluationRunsComparison(record: RunsComparisonRecord): EvaluationRunsComparison {
+  return {
+    runs: record.runs.map(toEvaluationRun),
+    truncated: record.truncated,
+    examples: record.examples.map((example) => ({
+      key: example.key,
+      inputs: example.inputs,
+      results: example.results.map((result) => (result ? { callId: result.callId, output: result.output, values: result.values.map((value) => ({ ...value })) } : null)),
     })),
   };
 }

@@ -205,6 +205,45 @@ describe('Project.evaluationRuns and evaluationComparison', () => {
     expect(body.data.project.evaluationComparison.examples).toEqual([{ key: digestOfJson({ q: 'hi' }), inputs: { q: 'hi' }, outputA: 'hello' }]);
   });
 
+  it('compares up to four runs in the order named, each example with one result per run and the call that produced it', async () => {
+    const query = `query($runs: [String!]!) { project(entity: "trellis", name: "evalruns") { evaluationRunsComparison(runs: $runs) {
+      runs { id model } truncated
+      examples { key inputs results { callId output values { scorer metric kind value } } } } } }`;
+    const { body } = await platform.graphql(query, { runs: [sdkB, sdkA, apiA, apiB] });
+    expect(body.errors).toBeUndefined();
+    const comparison = body.data.project.evaluationRunsComparison;
+    expect(comparison.runs.map((run: any) => run.model)).toEqual(['geo_v2', 'geo_v1', 'small', 'large']);
+    // The baseline's (geo_v2's) rows first, then the API runs' inputs: 2 + 3 examples.
+    expect(comparison.examples.map((example: any) => example.key)).toEqual([rowDigests[0], rowDigests[1], ...['1+1', '2+2', '3+3'].map((question) => digestOfJson({ question }))]);
+    const japan = comparison.examples[1];
+    expect(japan.inputs).toEqual({ question: 'Japan?' });
+    expect(japan.results[2]).toBeNull();
+    expect(japan.results[3]).toBeNull();
+    expect(japan.results[0].values).toEqual([
+      { scorer: 'closeness', metric: null, kind: 'NUMBER', value: 1 },
+      { scorer: 'exact', metric: 'correct', kind: 'BOOLEAN', value: 1 },
+    ]);
+    expect(japan.results[1].values[0]).toEqual({ scorer: 'closeness', metric: null, kind: 'NUMBER', value: 0.2 });
+    const onlyLarge = comparison.examples[4];
+    expect(onlyLarge.results.map((result: any) => result !== null)).toEqual([false, false, false, true]);
+    expect(onlyLarge.results[3].output).toBe('answer to 3+3');
+
+    // Each result names the call it came from: a predictAndScore child of its run (SDK) or a prediction of its run (API).
+    const calls = await platform.graphql(
+      `query($a: String!, $b: String!) { project(entity: "trellis", name: "evalruns") { a: call(id: $a) { parentId opName } b: call(id: $b) { parentId inputs } } }`,
+      { a: japan.results[1].callId, b: onlyLarge.results[3].callId },
+    );
+    expect(calls.body.data.project.a).toMatchObject({ parentId: sdkA, opName: expect.stringContaining('Evaluation.predictAndScore') });
+    expect(calls.body.data.project.b).toMatchObject({ parentId: apiB, inputs: { question: '3+3' } });
+
+    for (const runs of [[sdkA], [sdkA, sdkB, apiA, apiB, sdkA]]) {
+      const refused = await platform.graphql(query, { runs });
+      expect(refused.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' }, message: expect.stringMatching(/2 to 4 evaluation runs/) });
+    }
+    const missing = await platform.graphql(query, { runs: [sdkA, 'no-such-run'] });
+    expect(missing.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
   it('answers NOT_FOUND for a run that is not an evaluation run, and refuses non-members', async () => {
     const plain = await traces(platform, '/call/start', { start: { project_id: P, op_name: 'plain', started_at: new Date().toISOString(), attributes: {}, inputs: {} } });
     const { body } = await platform.graphql(`query($a: String!) { project(entity: "trellis", name: "evalruns") { evaluationComparison(runA: $a, runB: $a) { truncated } } }`, {
