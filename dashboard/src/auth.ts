@@ -1,6 +1,7 @@
 /**
  * The API key lives in this tab's session storage only: never in a URL, never logged, gone when the tab closes
- * or on sign-out.
+ * or on sign-out. The GraphQL explorer (server/http/graphql-explorer/explorer.js) reads the same entry, so the tab
+ * opens it signed in.
  */
 const STORAGE_KEY = 'trellis.dashboard.apiKey';
 

@@ -5,6 +5,12 @@ export function formatNumber(value: number | null | undefined): string {
   return new Intl.NumberFormat('en').format(value);
 }
 
+/** "102.7K", "3.4M": a count that must fit a small card (the exact value goes beside it, in a title). */
+export function formatCompactNumber(value: number): string {
+  if (Math.abs(value) < 100_000) return formatNumber(value);
+  return new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 }).format(value);
+}
+
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
   if (ms < 1) return '<1 ms';

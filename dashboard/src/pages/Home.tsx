@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useClient, useSubscription, type CombinedError } from 'urql';
 import { DataTable, type Column } from '../components/DataTable';
-import { formatDuration, formatNumber, relativeTime, StatusBadge, Time } from '../components/Format';
+import { formatCompactNumber, formatDuration, formatNumber, relativeTime, StatusBadge, Time } from '../components/Format';
 import { PageHeader } from '../components/PageHeader';
 import { Empty, ErrorState, Loading } from '../components/States';
 import { HomeLiveEventsDocument, HomeTeamDocument, type HomeLiveEventsSubscription, type HomeTeamQuery } from '../graphql/generated';
@@ -222,11 +222,14 @@ export default function Home() {
   );
 }
 
+/** A total on a small card: large counts are shortened ("102.7K") so they fit, the exact figure in the title. */
 function Stat({ label, value }: { label: string; value: number }) {
+  const exact = formatNumber(value);
+  const shown = formatCompactNumber(value);
   return (
     <div className="stat">
       <dt>{label}</dt>
-      <dd>{formatNumber(value)}</dd>
+      <dd title={shown === exact ? undefined : exact}>{shown}</dd>
     </div>
   );
 }

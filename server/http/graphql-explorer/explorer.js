@@ -1,13 +1,15 @@
 // The Trellis GraphQL explorer's page script (server/http/graphql-explorer.ts serves it as a file: the page's
 // Content-Security-Policy allows no inline script). It asks for an API key once per browser tab, keeps it in
-// sessionStorage (never in a URL, never in GraphiQL's localStorage), then renders GraphiQL against /graphql with
+// sessionStorage (never in a URL, never in GraphiQL's localStorage) under the dashboard's own entry, so a tab signed in
+// to the dashboard opens the explorer signed in (and signing out of either signs out of both), then renders GraphiQL against /graphql with
 // `Authorization: Bearer <key>`, and runs subscriptions over graphql-ws at /graphql/ws (the key goes in the
 // connection_init payload, as the platform's WebSocket endpoint expects). Globals from the UMD builds loaded
 // before this script: React, ReactDOM, GraphiQL.
 (function () {
   'use strict';
 
-  var STORAGE_KEY = 'trellis.graphqlExplorer.apiKey';
+  // The dashboard's entry (dashboard/src/auth.ts): one sign-in per tab for both.
+  var STORAGE_KEY = 'trellis.dashboard.apiKey';
   var GRAPHQL_URL = '/graphql';
   var SUBSCRIPTIONS_PATH = '/graphql/ws';
   var DEFAULT_QUERY = [
@@ -19,7 +21,9 @@
     'query Viewer {',
     '  viewer {',
     '    username',
-    '    defaultEntity',
+    '    defaultEntity {',
+    '      name',
+    '    }',
     '    teams {',
     '      team',
     '      role',
