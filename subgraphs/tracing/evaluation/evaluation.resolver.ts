@@ -4,6 +4,9 @@ import { offsetAfter, pageSize, pagingDescriptions, toOffsetConnection, type Pag
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { Project } from '../project/project.resolver.js';
 import type { TracingServices } from '../services.js';
+import { FeedbackAggregateInput } from '../feedback/feedback.inputs.js';
+import { RATING_HISTOGRAM_BINS } from '../feedback/feedback.service.js';
+import { FeedbackRatingHistogram } from '../feedback/feedback.type.js';
 import { MAX_COMPARED_RUNS, MIN_COMPARED_RUNS } from './evaluation.service.js';
 import {
   EvaluationComparison,
@@ -79,6 +82,26 @@ export class EvaluationProjectResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<EvaluationRunsComparison> {
     return toEvaluationRunsComparison(await this.services.evaluations.compareRuns(projectIdOf(project, context), runs));
+  }
+
+  // How scorers rate: a 1–5 scale shows five bins, a 0–1 score ten (the evaluation page's rating distribution).
+  @FieldResolver(() => FeedbackRatingHistogram, {
+    description:
+      'The distribution of `_rating_` over the feedback that the window and filters select, binned over the values\' own range: one bin per value when all are ' +
+      `whole numbers (at most 21 values), else \`bins\` equal bins from the lowest to the highest. Buckets and groups of the input are ignored`,
+  })
+  async feedbackRatingHistogram(
+    @Root() project: Project,
+    @Ctx() context: GraphQLContext,
+    @Arg('input', () => FeedbackAggregateInput.argType(), { description: 'The window and the filters (as for feedbackAggregate)' }) input: unknown,
+    @Arg('bins', () => Int, {
+      nullable: true,
+      description: `How many equal bins when the values are not few whole numbers (default ${RATING_HISTOGRAM_BINS.default}, at most ${RATING_HISTOGRAM_BINS.max})`,
+    })
+    bins: number | null,
+  ): Promise<FeedbackRatingHistogram> {
+    const projectId = projectIdOf(project, context);
+    return FeedbackAggregateInput.handle(input, { arg: 'input', wire: ['body'] }, (request) => this.services.feedback.ratingHistogram(projectId, request, bins));
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type pg from 'pg';
 import { uuidv7 } from '../../../platform/uuidv7.js';
-import { ValidationFailedError } from '../../../platform/errors.js';
+import { BadRequestError, ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import type { TracingDatabase } from '../db/database.js';
 import { compileQueryRequest, type SortByInput } from '../query/query-request.js';
@@ -16,7 +16,7 @@ import {
 import { feedbackFields } from './feedback-fields.js';
 import { BucketMerger, type SourceRow } from './bucket-merge.js';
 import { streamRows } from './stream-rows.js';
-import { dedupeGroupBy, feedbackStore, type FeedbackRow } from './feedback.store.js';
+import { dedupeGroupBy, feedbackStore, type FeedbackRow, type RatingHistogramRows } from './feedback.store.js';
 
 /**
  * Feedback is stored, queried and shown per project: feedback whose weave ref points into another project would be
@@ -141,7 +141,26 @@ export class FeedbackService {
     }
     return { after_ms: valid.after_ms, before_ms: valid.before_ms, time_bucket_seconds: valid.time_bucket_seconds ?? null, buckets: sorted };
   }
+
+  /**
+   * How the `_rating_` values of the selected feedback are distributed, over their own range (the window and
+   * filters of `request`, validated as for `aggregate`; buckets and groups are ignored).
+   */
+  async ratingHistogram(projectId: string, request: unknown, bins: number | null): Promise<RatingHistogramRows> {
+    const valid = validateOrThrow(FeedbackAggregateQuery, request, 'body');
+    checkWindow({ ...valid, time_bucket_seconds: undefined });
+    const count = bins ?? RATING_HISTOGRAM_BINS.default;
+    if (!Number.isInteger(count) || count < 1 || count > RATING_HISTOGRAM_BINS.max) {
+      throw new BadRequestError(`bins must be a whole number from 1 to ${RATING_HISTOGRAM_BINS.max}`, { param: 'bins' });
+    }
+    return feedbackStore.ratingHistogram(this.db, projectId, valid, count, MAX_WHOLE_NUMBER_BINS);
+  }
 }
+
+/** Bins of a rating histogram over a continuous range: the default, and the most a caller may ask for. */
+export const RATING_HISTOGRAM_BINS = { default: 10, max: 50 } as const;
+/** Whole-number ratings get one bin per value up to this many values (a 1–5 or 0–10 scale). */
+const MAX_WHOLE_NUMBER_BINS = 21;
 
 /** Rules across fields, reported like schema violations (422, `loc` at the field to change). */
 function checkWindow(request: AggregateRequest): void {

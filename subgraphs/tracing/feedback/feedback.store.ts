@@ -107,7 +107,51 @@ export const feedbackStore = {
       : [raw(request.after_ms, request.before_ms)];
     return sql<SourceRow>`${sql.join(sources, sql` union all `)}`;
   },
+
+  /**
+   * The `_rating_` values of the feedback a request selects (its window and filters, no buckets or groups): their
+   * range, whether all are whole numbers, and how many fall in each bin — one bin per whole number when all are
+   * whole and span at most `maxWholeBins` values (a 1–5 scale gets five), else `bins` equal bins over the range
+   * (the last one closed). Read from the feedback rows through the (project_id, created_ms) index.
+   */
+  async ratingHistogram(db: Db, projectId: string, request: FeedbackAggregateQuery, bins: number, maxWholeBins: number): Promise<RatingHistogramRows> {
+    const filters = filtersOf(request);
+    const where = sql`project_id = ${projectId} and created_ms >= ${request.after_ms} and created_ms < ${request.before_ms} and rating is not null
+      ${filters.length ? sql`and ${sql.join(filters, sql` and `)}` : sql``}`;
+    const range = await sql<{ lo: number | null; hi: number | null; n: number; whole: boolean | null }>`
+      select min(rating) as lo, max(rating) as hi, count(*)::int as n, bool_and(rating = trunc(rating)) as whole
+      from tracing.feedback where ${where}`.execute(db);
+    const { lo, hi, n, whole } = range.rows[0]!;
+    if (lo === null || hi === null || n === 0) return { min: null, max: null, count: 0, wholeNumbers: false, bins: [] };
+    const wholeNumbers = Boolean(whole) && hi - lo + 1 <= maxWholeBins;
+    if (wholeNumbers) {
+      const counts = await sql<{ v: number; n: number }>`select rating as v, count(*)::int as n from tracing.feedback where ${where} group by rating`.execute(db);
+      const byValue = new Map(counts.rows.map((row) => [Number(row.v), row.n]));
+      return { min: lo, max: hi, count: n, wholeNumbers, bins: Array.from({ length: hi - lo + 1 }, (_, index) => ({ low: lo + index, high: lo + index, count: byValue.get(lo + index) ?? 0 })) };
+    }
+    const binCount = lo === hi ? 1 : bins;
+    const width = (hi - lo) / binCount;
+    const counts = await sql<{ b: number; n: number }>`
+      select ${lo === hi ? sql`1` : sql`least(width_bucket(rating, ${lo}::float8, ${hi}::float8, ${binCount}), ${binCount})`} as b, count(*)::int as n
+      from tracing.feedback where ${where} group by 1`.execute(db);
+    const byBin = new Map(counts.rows.map((row) => [Number(row.b), row.n]));
+    return {
+      min: lo,
+      max: hi,
+      count: n,
+      wholeNumbers,
+      bins: Array.from({ length: binCount }, (_, index) => ({ low: lo + index * width, high: index === binCount - 1 ? hi : lo + (index + 1) * width, count: byBin.get(index + 1) ?? 0 })),
+    };
+  },
 };
+
+export interface RatingHistogramRows {
+  min: number | null;
+  max: number | null;
+  count: number;
+  wholeNumbers: boolean;
+  bins: { low: number; high: number; count: number }[];
+}
 
 const HOUR_MS = 3_600_000;
 

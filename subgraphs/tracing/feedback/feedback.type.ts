@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { connectionTypes, type Connection } from '../../../platform/graphql/connection.js';
 import { BigIntScalar, JSONObjectScalar, JSONScalar } from '../../../platform/graphql/scalars.js';
 import type { FeedbackRow } from './feedback.store.js';
@@ -129,4 +129,24 @@ export function toFeedbackAggregate(result: FeedbackAggregateResult): FeedbackAg
       };
     },
   };
+}
+
+@ObjectType({ description: 'How many `_rating_` values fall in one bin of a rating histogram', simpleResolvers: true })
+export class FeedbackRatingBin {
+  @Field(() => Float, { description: 'The lowest value of the bin (inclusive)' }) low!: number;
+  @Field(() => Float, {
+    description: 'The highest value of the bin: exclusive, except in the last bin; equal to low when the histogram has one bin per whole number',
+  })
+  high!: number;
+  @Field(() => Int, { description: 'How many feedback records have a `_rating_` in the bin' }) count!: number;
+}
+
+@ObjectType({ description: 'The distribution of `_rating_` over the selected feedback, binned over the range the values themselves span', simpleResolvers: true })
+export class FeedbackRatingHistogram {
+  @Field(() => Int, { description: 'How many feedback records have a `_rating_`' }) count!: number;
+  @Field(() => Float, { nullable: true, description: 'The lowest `_rating_`; null when there is none' }) min!: number | null;
+  @Field(() => Float, { nullable: true, description: 'The highest `_rating_`; null when there is none' }) max!: number | null;
+  @Field(() => Boolean, { description: 'Every value is a whole number and the bins are one per value from min to max (a 1–5 scale has five)' })
+  wholeNumbers!: boolean;
+  @Field(() => [FeedbackRatingBin], { description: 'The bins, lowest first (empty bins included; none when there is no rating)' }) bins!: FeedbackRatingBin[];
 }
