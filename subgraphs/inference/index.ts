@@ -30,6 +30,10 @@ import { UsageRecorder } from './usage/usage-recorder.js';
 import { createUsageRetentionWorker } from './usage/usage-retention.js';
 import { UsageQueries } from './usage/usage-queries.js';
 import { Project, ProjectUsageResolver, Team, TeamUsageResolver } from './usage/usage.resolver.js';
+import { loadModelPricesFile } from './pricing/prices-file.js';
+import { PriceTable } from './pricing/price-table.js';
+import { ModelPriceResolver, ModelTokenUsageCostResolver, TokenUsageCostResolver } from './pricing/token-cost.resolver.js';
+import { ModelTokenUsageCost, TokenUsageCost } from './pricing/token-cost.type.js';
 
 export interface InferenceSubgraphOptions {
   /** The in-process model runtime behind `embedded` catalog models (absent: such models cannot be served). */
@@ -45,8 +49,8 @@ export interface InferenceSubgraphOptions {
 export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) => defineSubgraph<InferenceServices>({
   name: 'inference',
   migrations: inferenceMigrations,
-  resolvers: [ChatResolver, ResponsesResolver, EmbeddingsResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver],
-  orphanedTypes: [Project, Team],
+  resolvers: [ChatResolver, ResponsesResolver, EmbeddingsResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver, ModelTokenUsageCostResolver, TokenUsageCostResolver, ModelPriceResolver],
+  orphanedTypes: [Project, Team, ModelTokenUsageCost, TokenUsageCost],
   createServices: async ({ store, db: connection, config: platformConfig, logger, modelLimiter }) => {
     // Traced completions are published as platform events (see tracing/publish-completion-events.ts), and the
     // training subgraph's completions arrive as platform events to be counted in usage.
@@ -58,6 +62,8 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     // process (applied at their commit, not at the next poll).
     const listener = new NotificationListener(String(connection.pool.options.connectionString), logger);
     const catalog = new ModelCatalog(db, config, platformConfig.env, logger, listener, embeddedRuntime);
+    // The price table lives with the catalog, whose models may carry their own pricing.
+    const prices = new PriceTable((id) => catalog.find(id)?.definition, loadModelPricesFile(config.modelPricesFile));
     const usage = new UsageRecorder(db, logger, config.usageFlushMs, options.traceSink);
     const traceSettings = new TraceSettings(db, listener, config.catalogRefreshMs, logger);
     // The process's model limiter, shared with training's checkpoint completions (platform/model-access).
@@ -67,7 +73,7 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     const events = new PlatformEventStream(connection.root, listener, logger);
     const usageRetention = createUsageRetentionWorker(db, config.usageRetentionDays, platformConfig, logger.child({ worker: 'usage-retention' }));
     const eventRetention = createEventRetentionWorker(connection.root, platformConfig, logger.child({ worker: 'event-retention' }));
-    return { config, catalog, chat, embeddings, usage, traceSettings, usageQueries: new UsageQueries(db), embeddedRuntime, events, listener, db, usageRetention, eventRetention };
+    return { config, catalog, prices, chat, embeddings, usage, traceSettings, usageQueries: new UsageQueries(db, prices), embeddedRuntime, events, listener, db, usageRetention, eventRetention };
   },
   onStart: async ({ catalog, traceSettings }) => {
     await catalog.start();
@@ -77,7 +83,8 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     await events.close();
     await listener.close();
   },
-  references: () => ({ Project: passThroughReference, Team: passThroughReference }),
+  // Token usage arrives from tracing as entities whose keys hold every count (pricing/token-cost.type.ts).
+  references: () => ({ Project: passThroughReference, Team: passThroughReference, ModelTokenUsage: passThroughReference, TokenUsage: passThroughReference }),
   subscriptions: ({ chat }) => ({
     chatCompletionChunks: (args, context) => {
       const principal = requirePrincipal(context);

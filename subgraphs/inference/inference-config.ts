@@ -18,6 +18,8 @@ export interface InferenceConfig {
   usageFlushMs: number;
   /** How often the catalog is re-read, to see changes made by other processes. */
   catalogRefreshMs: number;
+  /** JSON model prices read at start-up (`{ "prices": { "<model>": {...} } }`), over the shipped table. */
+  modelPricesFile: string | undefined;
   /** Usage records older than this many days are deleted (TRELLIS_USAGE_RETENTION_DAYS); undefined: kept forever. */
   usageRetentionDays: number | undefined;
 }
@@ -25,8 +27,10 @@ export interface InferenceConfig {
 export function loadInferenceConfig(config: PlatformConfig): InferenceConfig {
   const env = config.env as NodeJS.ProcessEnv;
   const modelsFile = env.TRELLIS_MODELS_FILE?.trim();
+  const modelPricesFile = env.TRELLIS_MODEL_PRICES_FILE?.trim();
   return {
     modelsFile: modelsFile ? path.resolve(modelsFile) : undefined,
+    modelPricesFile: modelPricesFile ? path.resolve(modelPricesFile) : undefined,
     upstreamTimeoutMs: integer(env, 'TRELLIS_INFERENCE_UPSTREAM_TIMEOUT_MS', 600_000, 10, 3_600_000),
     cooldownMs: integer(env, 'TRELLIS_INFERENCE_COOLDOWN_MS', 10_000, 0, 3_600_000),
     upstreamConnections: integer(env, 'TRELLIS_INFERENCE_UPSTREAM_CONNECTIONS', 256, 1, 10_000),

@@ -6,6 +6,7 @@ import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.
 import type { ChatService } from './chat/chat.service.js';
 import type { EmbeddingsService } from './embeddings/embeddings.service.js';
 import type { ModelCatalog } from './catalog/model-catalog.js';
+import type { PriceTable } from './pricing/price-table.js';
 import type { InferenceConfig } from './inference-config.js';
 import type { TraceSettings } from './tracing/trace-settings.js';
 import type { UsageRecorder } from './usage/usage-recorder.js';
@@ -14,6 +15,8 @@ import type { UsageQueries } from './usage/usage-queries.js';
 export interface InferenceServices {
   config: InferenceConfig;
   catalog: ModelCatalog;
+  /** Model prices: catalog pricing, TRELLIS_MODEL_PRICES_FILE, the shipped table (pricing/). */
+  prices: PriceTable;
   chat: ChatService;
   embeddings: EmbeddingsService;
   usage: UsageRecorder;

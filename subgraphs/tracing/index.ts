@@ -21,12 +21,15 @@ import { ScoreResolver } from './score/score.resolver.js';
 import { ScoreService } from './score/score.service.js';
 import type { TracingServices } from './services.js';
 import { loadTracingConfig } from './tracing-config.js';
+import { CallTokenUsageResolver, ProjectTokenUsageResolver } from './usage/token-usage.resolver.js';
+import { TokenUsageService } from './usage/token-usage.service.js';
+import { tokenUsageReferences } from './usage/token-usage.type.js';
 
 /** Family A: calls (traces), objects, tables, files, scores and feedback, for dashboards and the Weave SDKs. */
 export const tracingSubgraph = defineSubgraph<TracingServices>({
   name: 'tracing',
   migrations: tracingMigrations,
-  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver],
+  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver],
   orphanedTypes: [Project],
   createServices: async ({ store, db: connection, config, logger }) => {
     await migrateEvents(connection.root);
@@ -42,13 +45,14 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
       objects: new ObjectService(db),
       scores: new ScoreService(db, calls, feedback),
       evaluations: new EvaluationService(db),
+      tokenUsage: new TokenUsageService(db),
       events,
       db,
       traceRetention,
       traceRetentionWorker,
     };
   },
-  references: () => ({ Project: passThroughReference }),
+  references: () => ({ Project: passThroughReference, ...tokenUsageReferences }),
   // Family B's completions for a named project arrive as platform events and become calls here.
   // Traces past their project's retention are deleted in the background.
   workers: ({ db, events, traceRetentionWorker }, { logger }) => [new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' })), traceRetentionWorker],

@@ -8,6 +8,7 @@ import type { FeedbackService } from './feedback/feedback.service.js';
 import type { ObjectService } from './object/object.service.js';
 import type { TraceRetentionService } from './retention/trace-retention.service.js';
 import type { ScoreService } from './score/score.service.js';
+import type { TokenUsageService } from './usage/token-usage.service.js';
 
 export interface TracingServices {
   calls: CallService;
@@ -16,6 +17,8 @@ export interface TracingServices {
   scores: ScoreService;
   /** Evaluation runs as dashboards read them (SDK and evaluation API), with summaries and comparisons. */
   evaluations: EvaluationService;
+  /** Token totals of traces and time windows (summary.usage), for cost. */
+  tokenUsage: TokenUsageService;
   /** Platform events this subgraph consumes (inference completions). */
   events: PlatformEventStream;
   db: Kysely<TracingDatabase>;

@@ -76,6 +76,11 @@ export class ModelCatalog {
     return [...this.entries.values()];
   }
 
+  /** The model with this id, whoever may use it (for prices, which are not secret). */
+  find(id: string): CatalogEntry | undefined {
+    return this.entries.get(id);
+  }
+
   /** The model, or the 404 OpenAI clients expect; a model the caller may not use is indistinguishable from none. */
   resolve(id: string, principal: Principal): CatalogEntry {
     const entry = this.entries.get(id);

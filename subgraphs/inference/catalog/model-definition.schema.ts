@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BACKEND_KINDS } from '../backends/chat-backend.js';
+import { ModelPriceSchema } from '../pricing/model-price.schema.js';
 
 /**
  * One catalog model, as administrators write it in TRELLIS_MODELS_FILE or send it to `registerInferenceModel`
@@ -40,6 +41,7 @@ export const ModelDefinitionSchema = Type.Object(
           'Whether the model serves POST /inference/v1/embeddings: openai-compatible models only when set (their servers must offer /embeddings); embedded models unless set to false',
       }),
     ),
+    pricing: Type.Optional(ModelPriceSchema),
   },
   {
     additionalProperties: false,

@@ -1,14 +1,41 @@
 import { BadRequestError, ValidationFailedError } from '../../../platform/errors.js';
-import { usageStore, type UsageGroupBy, type UsageScope } from './usage.store.js';
+import type { PriceTable } from '../pricing/price-table.js';
+import { usageStore, type UsageBucketRow, type UsageGroupBy, type UsageScope } from './usage.store.js';
 import { InferenceUsageBucket, InferenceUsageRecord, toUsageBucket } from './usage.type.js';
+
+type BucketRow = UsageBucketRow & { bucket?: Date };
+
+/** A bucket's groups other than the model, to match a bucket with its per-model rows. */
+const groupKeyOf = (row: BucketRow): string =>
+  JSON.stringify([row.project, row.status, row.api_key, row.day?.getTime(), row.hour?.getTime(), row.bucket?.getTime()]);
 
 /** Read side of usage: the service the usage resolvers call (its own module, so services.ts needs no resolver). */
 export class UsageQueries {
-  constructor(private readonly db: Parameters<typeof usageStore.aggregate>[0]) {}
+  constructor(
+    private readonly db: Parameters<typeof usageStore.aggregate>[0],
+    private readonly prices: PriceTable,
+  ) {}
 
   async aggregate(scope: Parameters<typeof usageStore.aggregate>[1], groupBy: UsageGroupBy[]): Promise<InferenceUsageBucket[]> {
     if (scope.from && scope.to && scope.from >= scope.to) throw new BadRequestError('from must be before to', { param: 'from' });
-    return (await usageStore.aggregate(this.db, scope, groupBy)).map(toUsageBucket);
+    const rows = await usageStore.aggregate(this.db, scope, groupBy);
+    const costs = await this.costsOf(rows, groupBy, (withModel) => usageStore.aggregate(this.db, scope, withModel));
+    return rows.map((row, index) => toUsageBucket(row, costs[index]!));
+  }
+
+  /**
+   * The cost of each bucket. Prices are per model, so buckets not split by model are priced from the same totals
+   * split by model as well (a second query), summed per bucket: null when one of its models has no price.
+   */
+  private async costsOf(rows: BucketRow[], groupBy: UsageGroupBy[], byModel: (groupBy: UsageGroupBy[]) => Promise<BucketRow[]>): Promise<(number | null)[]> {
+    const costOfRow = (row: BucketRow) => this.prices.costOf(row.model!, row.prompt_tokens, row.completion_tokens);
+    if (groupBy.includes('MODEL')) return rows.map(costOfRow);
+    if (rows.length === 0) return [];
+    const perModel = new Map<string, BucketRow[]>();
+    for (const row of await byModel([...groupBy, 'MODEL'])) perModel.set(groupKeyOf(row), [...(perModel.get(groupKeyOf(row)) ?? []), row]);
+    return rows.map((row) =>
+      this.prices.totalCostOf((perModel.get(groupKeyOf(row)) ?? []).map((entry) => ({ model: entry.model!, inputTokens: entry.prompt_tokens, outputTokens: entry.completion_tokens }))),
+    );
   }
 
   /** Usage over time: `bucketSeconds` buckets within [from, to), at most MAX_SERIES_BUCKETS of them. */
@@ -20,7 +47,9 @@ export class UsageQueries {
     }
     const timeGroup = groupBy.find((group) => group === 'DAY' || group === 'HOUR');
     if (timeGroup) throw validationIssue('groupBy', `${timeGroup} cannot split a series (its buckets are bucketSeconds long)`, 'value_error');
-    return (await usageStore.series(this.db, scope, bucketSeconds, groupBy)).map((row) => toUsageBucket({ ...row, hour: row.bucket }));
+    const rows = await usageStore.series(this.db, scope, bucketSeconds, groupBy);
+    const costs = await this.costsOf(rows, groupBy, (withModel) => usageStore.series(this.db, scope, bucketSeconds, withModel));
+    return rows.map((row, index) => toUsageBucket({ ...row, hour: row.bucket }, costs[index]!));
   }
 
   /** Records newest first: `limit` of them, older than the record `beforeId` when given. */
@@ -48,6 +77,7 @@ export class UsageQueries {
         firstTokenMs: row.first_token_ms,
         attempts: row.attempts,
         requestId: row.request_id,
+        cost: this.prices.costOf(row.model, row.prompt_tokens, row.completion_tokens),
       }),
     );
   }

@@ -2,6 +2,8 @@ import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionTypes } from '../../../platform/graphql/connection.js';
 import { USAGE_GROUP_BY, type UsageBucketRow, type UsageGroupBy } from './usage.store.js';
 
+const COST = 'US dollars for the prompt and completion tokens at the model price table (the catalog model’s pricing, TRELLIS_MODEL_PRICES_FILE, or the shipped list prices)';
+
 export const UsageGroupByEnum = Object.fromEntries(USAGE_GROUP_BY.map((value) => [value, value])) as { [K in UsageGroupBy]: K };
 registerEnumType(UsageGroupByEnum, { name: 'InferenceUsageGroupBy', description: 'Dimensions inference usage can be grouped by' });
 
@@ -20,6 +22,7 @@ export class InferenceUsageBucket {
   @Field(() => Float, { description: 'Mean latency, in milliseconds' }) latencyMeanMs!: number;
   @Field(() => Float, { description: 'Median latency, in milliseconds' }) latencyP50Ms!: number;
   @Field(() => Float, { description: '99th percentile latency, in milliseconds' }) latencyP99Ms!: number;
+  @Field(() => Float, { nullable: true, description: `${COST}; null when one of its models has no price` }) cost!: number | null;
 }
 
 @ObjectType('InferenceUsageRecord', { description: 'One chat completion request and what happened to it' })
@@ -44,11 +47,12 @@ export class InferenceUsageRecord {
   @Field(() => Float, { nullable: true, description: 'Time to the first chunk (streams)' }) firstTokenMs!: number | null;
   @Field(() => Int, { description: 'Deployments tried' }) attempts!: number;
   @Field(() => String, { nullable: true, description: 'The platform request id (in logs and the X-Request-Id header)' }) requestId!: string | null;
+  @Field(() => Float, { nullable: true, description: `${COST}; null when the model has no price` }) cost!: number | null;
 }
 
 export const InferenceUsageRecordConnection = connectionTypes(InferenceUsageRecord, 'InferenceUsageRecord', 'inference usage record');
 
-export function toUsageBucket(row: UsageBucketRow): InferenceUsageBucket {
+export function toUsageBucket(row: UsageBucketRow, cost: number | null): InferenceUsageBucket {
   return Object.assign(new InferenceUsageBucket(), {
     project: row.project ?? null,
     model: row.model ?? null,
@@ -63,5 +67,6 @@ export function toUsageBucket(row: UsageBucketRow): InferenceUsageBucket {
     latencyMeanMs: Number(row.latency_mean_ms ?? 0),
     latencyP50Ms: Number(row.latency_p50_ms ?? 0),
     latencyP99Ms: Number(row.latency_p99_ms ?? 0),
+    cost,
   });
 }
