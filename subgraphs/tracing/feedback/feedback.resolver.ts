@@ -18,4 +18,13 @@ export class FeedbackResolver {
   ): Promise<Feedback> {
     return toFeedback(await FeedbackCreateInput.handle(input, { arg: 'input', wire: ['body'] }, (body) => this.services.feedback.create(writerOf(context), body)));
   }
+
+  @Mutation(() => Boolean, { description: 'Removes one feedback record (a reaction taken back, a note deleted); false when there was none with that id' })
+  deleteFeedback(
+    @Arg('projectId', () => String, { description: 'The project, as `<entity>/<project>`' }) projectId: string,
+    @Arg('id', () => String, { description: 'The feedback id' }) id: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<boolean> {
+    return this.services.feedback.delete(writerOf(context), projectId, id);
+  }
 }

@@ -70,6 +70,17 @@ export class FeedbackService {
     return this.insert(this.db, writer, request);
   }
 
+  /**
+   * Removes one feedback record (a reaction taken back, a note deleted), as Weave's feedback purge does for one id:
+   * anyone who may write to the project may. A project id that is not `<entity>/<project>` is a 422 at the field.
+   */
+  async delete(writer: Writer, projectId: string, id: string): Promise<boolean> {
+    const project = parseProjectId(projectId);
+    if (!project) throw new ValidationFailedError([{ loc: ['projectId'], msg: 'projectId must be <entity>/<project>', type: 'value_error' }]);
+    writer.assertWriter(project.entity);
+    return feedbackStore.delete(this.db, projectId, id);
+  }
+
   /** Also used by score creation, inside its transaction. */
   async insert(db: Kysely<TracingDatabase> | Transaction<TracingDatabase>, writer: Writer, request: FeedbackCreateBody): Promise<FeedbackRow> {
     const ratings = Object.entries(request.scorer_ratings ?? {});

@@ -25,6 +25,12 @@ export const feedbackStore = {
   },
 
   /** Feedback of a project: by refs and a compiled `query`, in `sort_by` order, then oldest (newest) first. */
+  /** Deletes one record; resolves with whether it existed. The rollups follow through their delete triggers. */
+  async delete(db: Db, projectId: string, id: string): Promise<boolean> {
+    const result = await db.deleteFrom('feedback').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
   async query(db: Db, projectId: string, options: FeedbackSearch) {
     let query = db.selectFrom('feedback').selectAll().where('project_id', '=', projectId);
     if (options.weaveRefs?.length) query = query.where('weave_ref', 'in', options.weaveRefs);
