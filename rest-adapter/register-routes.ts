@@ -169,9 +169,12 @@ async function streamPages(
 ) {
   const stream = route.stream!;
   let page = stream.page(await execute(stream.pageVariables(input, null)), input);
+  const encoding = stream.encode?.(input);
+  const line = encoding ? encoding.line : (item: unknown) => `${JSON.stringify(item)}\n`;
   async function* lines(): AsyncGenerator<string> {
+    if (encoding) yield encoding.header;
     while (true) {
-      if (page.items.length > 0) yield page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
+      if (page.items.length > 0) yield page.items.map(line).join('');
       if (!page.nextCursor) return;
       try {
         page = stream.page(await execute(stream.pageVariables(input, page.nextCursor)), input);
@@ -181,6 +184,6 @@ async function streamPages(
       }
     }
   }
-  reply.code(route.status ?? 200).type(stream.contentType ?? 'application/jsonl');
+  reply.code(route.status ?? 200).type(encoding?.contentType ?? stream.contentType ?? 'application/jsonl');
   return reply.send(Readable.from(lines()));
 }

@@ -129,6 +129,8 @@ export interface RouteStream<Body = any, Params = any, Query = any> {
   pageVariables(input: RouteInput<Body, Params, Query>, cursor: string | null): Record<string, unknown>;
   /** The items of one page (one JSON line each) and the cursor of the next page, or null after the last. */
   page(data: any, input: RouteInput<Body, Params, Query>): { items: unknown[]; nextCursor: string | null };
+  /** How the items are written when not as JSON lines (null: JSON lines), e.g. CSV: its type, a first line, each item's line. */
+  encode?(input: RouteInput<Body, Params, Query>): { contentType: string; header: string; line(item: unknown): string } | null;
 }
 
 /**

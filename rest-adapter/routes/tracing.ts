@@ -17,6 +17,8 @@ import {
   type CallsQueryBody as CallsQuery,
 } from '../../subgraphs/tracing/call/call.schemas.js';
 import { readsSummary } from '../../subgraphs/tracing/call/call-columns.js';
+import { CSV_HEADER, csvLine } from '../../subgraphs/tracing/call/call-export.js';
+import { CallsExportBody, MAX_EXPORT_CALLS } from '../../subgraphs/tracing/call/call-search.schemas.js';
 import { callFields } from '../../subgraphs/tracing/call/call-fields.js';
 import { compileCallsRead } from '../../subgraphs/tracing/call/call.service.js';
 import {
@@ -26,6 +28,7 @@ import {
   CALLS_ARGUMENTS,
   CallEndInput,
   CallFilterInput,
+  CallSearchInput,
   CallSortInput,
   CallStartInput,
   CallUpdateInput,
@@ -182,6 +185,32 @@ const CALLS_PAGE = `query TraceCallsPage($entity: String!, $project: String!, $f
     }
   }
 }`;
+
+/** A page of an export: the calls the traces list shows, whole. */
+const EXPORT_PAGE = `query TraceCallsExport($entity: String!, $project: String!, $filter: CallFilter, $first: Int, $after: String, $sortBy: [CallSortInput!],
+  $query: TraceQueryInput, $search: CallSearch) {
+  project(entity: $entity, name: $project) {
+    calls(filter: $filter, first: $first, after: $after, sortBy: $sortBy, query: $query, search: $search) {
+      nodes { ${CALL_FIELDS} }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+const EXPORT_PAGE_SIZE = 1000;
+
+/** Variables of one page of an export; its `limit` bounds the whole export. */
+function exportPageVariables(body: CallsExportBody, cursor: string | null) {
+  const written = cursor ? (decodeCursor(cursor, isOffset) ?? 0) : 0;
+  return {
+    ...split(body.project_id),
+    filter: body.filter ? CallFilterInput.fromWire(body.filter) : null,
+    first: Math.max(0, Math.min(EXPORT_PAGE_SIZE, (body.limit ?? MAX_EXPORT_CALLS) - written)),
+    after: cursor,
+    sortBy: sortKeys(body.sort_by, CallSortInput),
+    query: typedQuery(body.query, () => compileCallsRead({ query: body.query, sortBy: body.sort_by, search: body.search })),
+    search: body.search ? CallSearchInput.fromWire(body.search) : null,
+  };
+}
 
 /** Variables of one calls page; `limit`/`offset` of the body bound the whole result, pages bound memory. */
 function callsPageVariables(body: CallsQuery, cursor: string | null, pageSize: number) {
@@ -437,6 +466,30 @@ export const tracingRoutes = [
         const done = body.limit !== undefined && body.limit !== null && consumed >= body.limit;
         return { items: calls.nodes.map((call: Record<string, any>) => toWeaveCall(call, readsSummary(body.columns))), nextCursor: done ? null : nextCursor };
       },
+    },
+  }),
+  defineRoute({
+    family: 'tracing',
+    method: 'POST',
+    path: '/calls/export',
+    summary: "Download the calls a list shows (filter, query, the traces list's search, sort) as JSON lines or CSV, streamed",
+    schema: { body: CallsExportBody },
+    operation: EXPORT_PAGE,
+    variables: ({ body }) => exportPageVariables(body, null),
+    issueLocation: (loc) => CALLS_ARGUMENTS.wireLocation(loc),
+    response: () => undefined,
+    stream: {
+      contentType: 'application/jsonl',
+      pageVariables: ({ body }, cursor) => exportPageVariables(body, cursor),
+      page: (data, { body }) => {
+        const calls = data.project?.calls;
+        if (!calls) return { items: [], nextCursor: null };
+        const next = calls.pageInfo.hasNextPage ? (calls.pageInfo.endCursor as string) : null;
+        const done = next !== null && (decodeCursor(next, isOffset) ?? 0) >= (body.limit ?? MAX_EXPORT_CALLS);
+        return { items: calls.nodes.map((call: Record<string, any>) => toWeaveCall(call)), nextCursor: done ? null : next };
+      },
+      encode: ({ body }) =>
+        body.format === 'csv' ? { contentType: 'text/csv; charset=utf-8', header: CSV_HEADER, line: (call) => csvLine(call as Record<string, unknown>) } : null,
     },
   }),
   defineRoute({

@@ -13,6 +13,7 @@ import {
   V2CallEndSchema,
   V2CallStartSchema,
 } from './call.schemas.js';
+import { CallSearchSchema } from './call-search.schemas.js';
 
 /**
  * The GraphQL inputs of the call mutations and reads, generated from the request schemas the REST routes declare
@@ -26,6 +27,7 @@ export const CompletedCallInput = typedInput(CompletedCallSchema);
 export const CallUpdateInput = typedInput(CallUpdateBody);
 export const CallFilterInput = typedInput(CallsFilterSchema);
 export const CallSortInput = typedInput(CallSortBySchema.items);
+export const CallSearchInput = typedInput(CallSearchSchema);
 
 /** Where the wire request carries a start or an end (`{start: {...}}`, `{end: {...}}`) and where GraphQL does. */
 export const AT_START: InputLocation = { arg: 'input', wire: ['body', 'start'] };
@@ -39,6 +41,7 @@ export const CALLS_ARGUMENTS = new ReadArguments([
   { arg: 'filter', wire: ['body', 'filter'], path: typedInputPath(CallFilterInput) },
   { arg: 'columns', wire: ['body', 'columns'] },
   { arg: 'expandColumns', wire: ['body', 'expand_columns'] },
+  { arg: 'search', wire: ['body', 'search'], path: typedInputPath(CallSearchInput) },
 ]);
 
 /**

@@ -22,6 +22,9 @@ import {
   ProjectCallStartInput,
 } from './call.inputs.js';
 import { CallBatchBody, CallUpdateBody, CompletedCallsBody, MAX_CALLS_PAGE } from './call.schemas.js';
+import { feedbackSummaryLoader } from './call-feedback-summary.js';
+import { CallFeedbackSummary, CallUser } from './call-list.type.js';
+import { PREVIEW_LENGTH, previewOf } from './call-preview.js';
 import { Call, CallConnection, CallStartResult, CallUpsertResult, toCall } from './call.type.js';
 
 interface CallFeedbackKey {
@@ -29,6 +32,7 @@ interface CallFeedbackKey {
   ref: string;
 }
 const feedbackLoaders = new WeakMap<GraphQLContext, DataLoader<CallFeedbackKey, FeedbackRow[], string>>();
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Feedback rows read for one batch of calls (a page of calls is at most 10,000). */
 const MAX_FEEDBACK_PER_BATCH = 100_000;
 
@@ -199,6 +203,28 @@ export class CallResolver {
   async feedback(@Root() call: Call, @Ctx() context: GraphQLContext): Promise<Feedback[]> {
     const rows = await this.feedbackLoader(context).load({ projectId: call.projectId, ref: callRef(call.projectId, call.id) });
     return rows.map(toFeedback);
+  }
+
+  // What the traces list shows of each call (short text, feedback in brief, who ran it).
+  @FieldResolver(() => String, { nullable: true, description: `The inputs as one line of text, at most ${PREVIEW_LENGTH} characters (chat: the last message); null when empty` })
+  inputPreview(@Root() call: Call): string | null {
+    return previewOf(call.inputs);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: `The output as one line of text, at most ${PREVIEW_LENGTH} characters (chat: the answer); null while there is none` })
+  outputPreview(@Root() call: Call): string | null {
+    return previewOf(call.output);
+  }
+
+  @FieldResolver(() => CallFeedbackSummary, { description: 'Feedback on the call in brief: reactions by emoji, notes, the latest score of each scorer' })
+  feedbackSummary(@Root() call: Call, @Ctx() context: GraphQLContext): Promise<CallFeedbackSummary> {
+    return feedbackSummaryLoader(this.services.db, context).load({ projectId: call.projectId, id: call.id });
+  }
+
+  @FieldResolver(() => CallUser, { nullable: true, description: 'The platform user the call ran for (wbUserId), when it names one; null for ids of other systems' })
+  user(@Root() call: Call): CallUser | null {
+    // Platform user ids are UUIDs; an SDK may record any string, which identity could not look up.
+    return call.wbUserId && UUID.test(call.wbUserId) ? Object.assign(new CallUser(), { id: call.wbUserId }) : null;
   }
 
   private feedbackLoader(context: GraphQLContext): DataLoader<CallFeedbackKey, FeedbackRow[], string> {

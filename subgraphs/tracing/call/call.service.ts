@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { uuidv7 } from '../../../platform/uuidv7.js';
 import { NotFoundError, ValidationFailedError, type ValidationIssue } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
@@ -8,6 +8,7 @@ import { parseProjectId } from '../refs.js';
 import { parseIsoDateTime } from '../schema-helpers.js';
 import { parseCallColumns } from './call-columns.js';
 import { callFields } from './call-fields.js';
+import { compileCallSearch } from './call-search.js';
 import {
   CallEndBody,
   CallStartBody,
@@ -162,18 +163,21 @@ export class CallService {
    * expand_columns is in the one 422.
    */
   async search(projectId: string, request: CallsSearch, limit: number, offset: number) {
-    const [compiled, columns] = compileCallsRead(request);
+    const [compiled, columns, searched] = compileCallsRead(request);
     const order: CallSort[] = compiled.sort.length > 0 ? compiled.sort : [{ field: 'started_at', direction: 'asc' }];
-    const selection = { filter: request.filter ?? {}, condition: compiled.condition };
+    const selection = { filter: request.filter ?? {}, condition: bothOf(compiled.condition, searched?.condition ?? null), fullText: searched?.fullText };
     const rows = await callStore.query(this.db, projectId, selection, order, limit, offset, columns.projection);
     if (columns.expandColumns.length > 0 && request.returnExpandedColumnValues !== false) await expandCallRefs(this.db, projectId, rows as unknown as Record<string, unknown>[], columns.expandColumns);
     return rows;
   }
 
-  /** How many calls a CallsFilter and a `query` select (all calls of the project without either). */
+  /** How many calls a CallsFilter, a `query` and a `search` select (all calls of the project without any). */
   async count(projectId: string, request: Omit<CallsSearch, 'sortBy'> = {}): Promise<number> {
-    const { condition } = compileQueryRequest(callFields, request.query, null);
-    return callStore.count(this.db, projectId, { filter: request.filter ?? {}, condition });
+    const [{ condition }, searched] = collectIssues(
+      () => compileQueryRequest(callFields, request.query, null),
+      () => compileCallSearch(request.search),
+    );
+    return callStore.count(this.db, projectId, { filter: request.filter ?? {}, condition: bothOf(condition, searched?.condition ?? null) });
   }
 }
 
@@ -182,6 +186,8 @@ export interface CallsSearch {
   filter?: CallsFilterInput | null;
   /** Weave's `{"$expr": …}` (query-expression.ts), unparsed. */
   query?: unknown;
+  /** The traces list's full-text words, window, attributes and feedback (call-search.ts), in wire form, unvalidated. */
+  search?: unknown;
   sortBy?: SortByInput[] | null;
   /** Weave's `columns`: what to return (null or empty: everything). */
   columns?: readonly string[] | null;
@@ -195,15 +201,23 @@ export interface CallsSearch {
  * The `query`, `sort_by`, `columns` and `expand_columns` of a read of calls, validated as a whole at their places in
  * the REST body (every problem in the one 422) and compiled.
  */
-export function compileCallsRead(request: Pick<CallsSearch, 'query' | 'sortBy' | 'columns' | 'expandColumns'>) {
+export function compileCallsRead(request: Pick<CallsSearch, 'query' | 'sortBy' | 'columns' | 'expandColumns' | 'search'>) {
   return collectIssues(
     () => compileQueryRequest(callFields, request.query, request.sortBy),
     () => parseCallColumns(request.columns, request.expandColumns),
+    () => compileCallSearch(request.search),
   );
 }
 
+/** Both conditions (either may be absent). */
+function bothOf(a: RawBuilder<SqlBool> | null, b: RawBuilder<SqlBool> | null): RawBuilder<SqlBool> | null {
+  return a && b ? sql<SqlBool>`(${a} and ${b})` : (a ?? b);
+}
+
 /** Runs each validation; their ValidationFailedErrors become one, so a request hears of all its problems at once. */
-function collectIssues<A, B>(first: () => A, second: () => B): [A, B] {
+function collectIssues<A, B>(first: () => A, second: () => B): [A, B];
+function collectIssues<A, B, C>(first: () => A, second: () => B, third: () => C): [A, B, C];
+function collectIssues(...validations: (() => unknown)[]): unknown[] {
   const issues: ValidationIssue[] = [];
   const run = <T>(validate: () => T): T | undefined => {
     try {
@@ -214,10 +228,9 @@ function collectIssues<A, B>(first: () => A, second: () => B): [A, B] {
       return undefined;
     }
   };
-  const a = run(first);
-  const b = run(second);
+  const results = validations.map(run);
   if (issues.length > 0) throw new ValidationFailedError(issues);
-  return [a as A, b as B];
+  return results;
 }
 
 function validateAt<T extends Parameters<typeof validateOrThrow>[0]>(schema: T, value: unknown, at: (string | number)[]) {

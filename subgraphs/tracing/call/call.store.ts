@@ -70,6 +70,11 @@ export interface CallSort {
 export interface CallsSelection {
   filter: CallsFilterInput;
   condition?: RawBuilder<SqlBool> | null;
+  /**
+   * The condition holds a full-text match (call-search.ts): a page is then read from the matching calls, found
+   * through the search index, rather than by walking the calls in sort order and testing each.
+   */
+  fullText?: boolean;
 }
 
 /** A start row's columns in a `jsonb_to_recordset` definition. */
@@ -218,7 +223,7 @@ export const callStore = {
   },
 
   async read(db: Db, projectId: string, id: string): Promise<CallRow | undefined> {
-    return (await db.selectFrom('calls').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()) as
+    return (await db.selectFrom('calls').select(ROW_COLUMNS).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()) as
       | CallRow
       | undefined;
   },
@@ -236,8 +241,13 @@ export const callStore = {
     offset: number,
     projection: CallProjection = null,
   ): Promise<CallRow[]> {
-    const base = selectCalls(db, projectId, selection);
-    let query = projection ? base.select([...projection, 'kind', 'created_at']) : base.selectAll();
+    const columns: (StoredCallColumn | 'kind' | 'created_at')[] = projection ? [...projection, 'kind', 'created_at'] : ROW_COLUMNS;
+    let query = selection.fullText
+      ? // OFFSET 0 keeps the matching calls a subquery of their own, which the planner reads through the GIN index.
+        // Flattened, it would rather walk the start index in sort order and test every call until a page is full: a
+        // guess that pays for common words and, for the rare word a search usually is, reads every call.
+        (db.selectFrom(selectCalls(db, projectId, selection).select(ROW_COLUMNS).offset(0).as('calls')).select(columns as never) as unknown as ReturnType<typeof pageOf>)
+      : pageOf(selectCalls(db, projectId, selection), columns);
     for (const term of orderByFields(callFields, sort)) {
       query = query.orderBy(term.sql, (ob) => (term.direction === 'asc' ? ob.asc().nullsLast() : ob.desc().nullsLast()));
     }
@@ -259,11 +269,22 @@ const ALL_COLUMNS: StoredCallColumn[] = [
   'attributes', 'inputs', 'output', 'summary', 'exception', 'otel_dump', 'wb_user_id', 'wb_run_id', 'wb_run_step',
 ];
 
+/**
+ * What a read of whole calls selects: every column but the search vector (derived, and as large as the text it
+ * indexes), so never `select *`.
+ */
+const ROW_COLUMNS: (StoredCallColumn | 'kind' | 'created_at')[] = [...ALL_COLUMNS, 'kind', 'created_at'];
+
 /** A projected row with every column present: what was not selected is null, as Weave answers it. */
 function withUnselectedAsNull(row: CallRow): CallRow {
   const complete = { ...row } as Record<string, unknown>;
   for (const column of ALL_COLUMNS) if (!(column in complete)) complete[column] = null;
   return complete as CallRow;
+}
+
+/** The columns of a page (a plain selection; `query` may read the same columns from a subquery). */
+function pageOf(calls: SelectQueryBuilder<TracingDatabase, 'calls', object>, columns: (StoredCallColumn | 'kind' | 'created_at')[]) {
+  return calls.select(columns);
 }
 
 /** The calls of a project that the filter and the condition select. */

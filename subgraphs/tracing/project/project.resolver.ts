@@ -3,7 +3,7 @@ import { requireTeamMember } from '../../../platform/auth/authorize.js';
 import { offsetAfter, pageSize, pagingDescriptions, toOffsetConnection, type PageLimits } from '../../../platform/graphql/connection.js';
 import { defineProjectRef } from '../../../platform/graphql/entity-refs.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
-import { CALLS_ARGUMENTS, CallFilterInput, CallSortInput } from '../call/call.inputs.js';
+import { CALLS_ARGUMENTS, CallFilterInput, CallSearchInput, CallSortInput } from '../call/call.inputs.js';
 import { MAX_CALLS_PAGE } from '../call/call.schemas.js';
 import type { CallsFilterInput } from '../call/call.store.js';
 import { Call, CallConnection, toCall } from '../call/call.type.js';
@@ -39,25 +39,32 @@ const SCORE_PAGING = pagingDescriptions(SCORE_PAGES, 'score');
 
 const QUERY = { nullable: true, description: 'Only the rows for which this Weave query holds (see docs/tracing.md for the fields and comparison rules)' };
 const CALL_FILTER = { nullable: true, description: 'Only the calls this filter selects' };
+const CALL_SEARCH = { nullable: true, description: 'Only the calls with these words in their inputs or output, started in this window, with these attributes and feedback' };
 
 /** The wire form of typed sort keys (directions `asc`/`desc`), for the services. */
 const sortToWire = (sortBy: unknown[] | null, input: { toWire(value: unknown): unknown }): SortByInput[] | null =>
   sortBy && sortBy.map((key) => input.toWire(key) as SortByInput);
+
+/** The wire form of a typed search (the service validates it). */
+const searchToWire = (search: unknown) => (search === null || search === undefined ? null : CallSearchInput.toWire(search));
 
 /** Reads of the tracing family, as fields of the Project entity that identity owns. */
 @Resolver(() => Project)
 export class TracingProjectResolver {
   constructor(private readonly services: TracingServices) {}
 
-  @FieldResolver(() => Int, { description: 'How many calls of the project the filter and the query select (all without either). Also at POST /traces/calls/query_stats.' })
+  @FieldResolver(() => Int, {
+    description: 'How many calls of the project the filter, the query and the search select (all without any). Also at POST /traces/calls/query_stats (without search).',
+  })
   callCount(
     @Root() project: Project,
     @Ctx() context: GraphQLContext,
     @Arg('filter', () => CallFilterInput.argType(), CALL_FILTER) filter: CallsFilterInput | null,
     @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
+    @Arg('search', () => CallSearchInput.argType(), CALL_SEARCH) search: unknown,
   ): Promise<number> {
     const projectId = projectIdOf(project, context);
-    return CALLS_ARGUMENTS.run(() => this.services.calls.count(projectId, { filter, query: queryToWire(query) }));
+    return CALLS_ARGUMENTS.run(() => this.services.calls.count(projectId, { filter, query: queryToWire(query), search: searchToWire(search) }));
   }
 
   @FieldResolver(() => Call, { nullable: true, description: 'One call of the project, by id; null when there is none. Also at POST /traces/call/read.' })
@@ -98,6 +105,7 @@ export class TracingProjectResolver {
       description: "Weave's return_expanded_column_values: false checks expandColumns but leaves the refs for the client to resolve",
     })
     returnExpandedColumnValues: boolean,
+    @Arg('search', () => CallSearchInput.argType(), CALL_SEARCH) callSearch: unknown,
   ): Promise<CallConnection> {
     const projectId = projectIdOf(project, context);
     const size = pageSize(first, CALL_PAGES);
@@ -110,6 +118,7 @@ export class TracingProjectResolver {
       columns,
       expandColumns,
       returnExpandedColumnValues: returnExpandedColumnValues !== false,
+      search: searchToWire(callSearch),
     };
     const rows = await CALLS_ARGUMENTS.run(() => this.services.calls.search(projectId, search, size + 1, offset));
     return toOffsetConnection(rows, size, offset, { after, toNode: toCall });

@@ -6,6 +6,7 @@ import * as feedbackHourlyGroups from './2026-11-22T0000-feedback-hourly-groups.
 import * as feedbackRatingCdf from './2026-11-22T0100-feedback-rating-cdf.js';
 import * as renderedRollupMaps from './2026-11-22T0300-rendered-rollup-maps.js';
 import * as projectSettings from './2026-11-28T0500-project-settings.js';
+import * as callSearch from './2026-11-28T0600-call-search.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -16,4 +17,5 @@ export const tracingMigrations: Migrations = {
   '2026-11-22T0100-feedback-rating-cdf': feedbackRatingCdf,
   '2026-11-22T0300-rendered-rollup-maps': renderedRollupMaps,
   '2026-11-28T0500-project-settings': projectSettings,
+  '2026-11-28T0600-call-search': callSearch,
 };
