@@ -23,8 +23,13 @@ export default function Inference() {
   const models = catalog.data?.inferenceModels ?? [];
   const [model, setModel] = useState('');
   useEffect(() => {
-    if (models.length > 0 && !models.some((candidate) => candidate.id === model)) setModel(models[0]!.id);
+    // A functional update: the playground may have picked a model in the same commit (a handed-over conversation).
+    if (models.length > 0) setModel((current) => (models.some((candidate) => candidate.id === current) ? current : models[0]!.id));
   }, [models, model]);
+  // "Open in playground" from a traced call lands on /inference#playground once the playground is there.
+  useEffect(() => {
+    if (models.length > 0 && window.location.hash === '#playground') document.getElementById('playground')?.scrollIntoView();
+  }, [models.length > 0]);
 
   // The viewer's default entity when it is one of their teams (SDK requests without a project are recorded there).
   const team = search.get('team') ?? viewer.teams.find((membership) => membership.team === viewer.defaultEntity?.name)?.team ?? viewer.teams[0]?.team ?? null;
@@ -106,7 +111,7 @@ export default function Inference() {
           <h2 id="playground-heading">Playground</h2>
         </div>
         {models.length > 0 ? (
-          <Playground models={models} model={model} onModelChange={setModel} team={team} />
+          <Playground models={models} model={model} onModelChange={setModel} team={team} refreshed={refreshed} />
         ) : (
           <Empty title={catalog.fetching ? 'Loading models…' : 'No model to try.'} />
         )}

@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStandInUpstream, type StandInUpstream } from '../../../bench/inference-stand-in-upstream.js';
 import type { InferenceServices } from '../../../subgraphs/inference/services.js';
 import { startDashboardHarness, type DashboardHarness } from './harness.js';
 
@@ -118,6 +119,7 @@ describe('dashboard: Inference', () => {
     await row.getByRole('button', { name: 'Try unreachable-chat in the playground' }).click();
     expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe('unreachable-chat');
     await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('playground-prompt');
+    await page.keyboard.type('Are you there?');
     await page.keyboard.press('Control+Enter');
     const error = page.getByTestId('playground-error');
     await error.waitFor({ timeout: 30_000 });
@@ -149,6 +151,7 @@ describe('dashboard: Inference', () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.getByRole('table', { name: 'Models you may use' }).getByRole('row', { name: /silent-chat/ }).waitFor();
       await page.getByLabel('Model', { exact: true }).selectOption('silent-chat');
+      await page.getByLabel('Message', { exact: true }).fill('Anyone?');
       await page.getByRole('button', { name: 'Send' }).click();
       const output = page.locator('section.playground-output');
       await expect.poll(() => output.getAttribute('data-status')).toBe('streaming');
@@ -162,6 +165,115 @@ describe('dashboard: Inference', () => {
       await new Promise((resolve) => silent.close(resolve));
     }
     await harness.forgetProblems(); // the aborted request
+  });
+
+  it('continues a conversation turn by turn with the chosen parameters, and compares two models side by side', async () => {
+    const { page, platform } = harness;
+    // A stand-in upstream records what the playground sends (the embedded model cannot be asked what it received).
+    const upstream: StandInUpstream = await startStandInUpstream({ name: 'recorder' });
+    try {
+      const registered = await platform.graphql(
+        `mutation($url: String!) { registerInferenceModel(definition: { id: "recorder-chat", backend: OPENAI_COMPATIBLE, deployments: [{ baseUrl: $url, apiKey: "sk-recorder" }] }) { id } }`,
+        { url: upstream.baseUrl },
+      );
+      expect(registered.body.errors).toBeUndefined();
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByRole('table', { name: 'Models you may use' }).getByRole('row', { name: /recorder-chat/ }).waitFor();
+      await page.getByRole('button', { name: 'Clear conversation' }).click().catch(() => undefined);
+      await page.getByLabel('Model', { exact: true }).selectOption('recorder-chat');
+      await page.getByLabel('Max tokens').fill('32');
+      await page.getByLabel('Top p').fill('0.9');
+      await page.getByLabel('Seed').fill('7');
+      await page.getByLabel('Stop sequences (one per line)').fill('END');
+      await page.getByLabel('System message (optional)').fill('Be brief.');
+      const output = page.locator('section.playground-output');
+
+      await page.getByLabel('Message', { exact: true }).fill('First question?');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => output.getAttribute('data-status')).toBe('done');
+      await page.getByLabel('Message', { exact: true }).fill('And a second one?');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => upstream.requests.length).toBe(2);
+      await expect.poll(() => output.getAttribute('data-status')).toBe('done');
+
+      // The second request carried the whole conversation, the first answer included, and the parameters.
+      const second = upstream.requests[1]!.body;
+      expect(second.messages.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual([
+        ['system', 'Be brief.'],
+        ['user', 'First question?'],
+        ['assistant', 'Hello from the stand-in upstream.'],
+        ['user', 'And a second one?'],
+      ]);
+      expect(second).toMatchObject({ top_p: 0.9, seed: 7, stop: ['END'], max_tokens: 32 });
+      // The page shows the conversation so far above the latest answer.
+      const transcript = page.getByRole('list', { name: 'Conversation so far' });
+      expect(await transcript.getByRole('listitem').allTextContents()).toEqual(['UserFirst question?', 'AssistantHello from the stand-in upstream.', 'UserAnd a second one?']);
+      expect(await page.getByTestId('playground-answer').textContent()).toBe('Hello from the stand-in upstream.');
+
+      // Side by side: the recorder against a training model's step 0 (its base model, served by the training family).
+      const created = await platform.fetch('/training/v1/preview/models', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${platform.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ entity: 'trellis', project: 'default', name: 'playground-model', base_model: 'trellis-tiny' }),
+      });
+      expect(created.status).toBe(200);
+      await page.getByRole('button', { name: 'Refresh' }).click(); // lists the new model's checkpoints
+      await page.getByRole('button', { name: 'Clear conversation' }).click();
+      await page.getByLabel('Record usage in').selectOption('trellis/default');
+      await page.getByLabel('Compare with a second model').check();
+      const stepZero = 'wandb-artifact:///trellis/default/playground-model:step0';
+      await expect.poll(() => page.getByRole('combobox', { name: 'Model B' }).locator(`option[value="${stepZero}"]`).count()).toBe(1);
+      await page.getByRole('combobox', { name: 'Model B' }).selectOption(stepZero);
+      await page.getByLabel('Max tokens').fill('12');
+      await page.getByLabel('Top p').fill('');
+      await page.getByLabel('Stop sequences (one per line)').fill('');
+      await page.getByLabel('Message', { exact: true }).fill('Tell me about the garden.');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const sideA = page.locator('section.playground-output[data-side="A"]');
+      const sideB = page.locator('section.playground-output[data-side="B"]');
+      await expect.poll(() => sideA.getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
+      await expect.poll(() => sideB.getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
+      expect(await page.getByTestId('playground-answer').textContent()).toBe('Hello from the stand-in upstream.');
+      expect(((await page.getByTestId('playground-answer-b').textContent()) ?? '').trim().length).toBeGreaterThan(0);
+      expect(await sideB.textContent()).toContain(stepZero);
+      expect(upstream.requests[2]!.body).not.toHaveProperty('top_p');
+      // Both sides sit next to each other.
+      const [boxA, boxB] = [await sideA.boundingBox(), await sideB.boundingBox()];
+      expect(boxB!.x).toBeGreaterThanOrEqual(boxA!.x + boxA!.width);
+      expect(Math.abs(boxB!.y - boxA!.y)).toBeLessThan(2);
+      await harness.checkAccessibility('playground comparing two models');
+      await sideA.scrollIntoViewIfNeeded();
+      await harness.screenshot('inference-playground-compare');
+      await page.getByLabel('Compare with a second model').uncheck();
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('continues a conversation another page handed over ("Open in playground")', async () => {
+    const { page } = harness;
+    const draft = {
+      model: 'trellis-tiny',
+      system: 'You are a gardener.',
+      messages: [
+        { role: 'USER', content: 'Which plants climb a trellis?' },
+        { role: 'ASSISTANT', content: 'Roses, clematis and beans.' },
+        { role: 'USER', content: 'And in the shade?' },
+      ],
+      parameters: { maxTokens: 8, temperature: 0 },
+    };
+    await page.evaluate(`sessionStorage.setItem('trellis.dashboard.playgroundDraft', ${JSON.stringify(JSON.stringify(draft))})`);
+    await harness.open('/inference#playground');
+    const transcript = page.getByRole('list', { name: 'Conversation so far' });
+    await transcript.waitFor();
+    expect(await transcript.getByRole('listitem').allTextContents()).toEqual(['UserWhich plants climb a trellis?', 'AssistantRoses, clematis and beans.', 'UserAnd in the shade?']);
+    expect(await page.getByLabel('System message (optional)').inputValue()).toBe('You are a gardener.');
+    expect(await page.getByLabel('Max tokens').inputValue()).toBe('8');
+    // The conversation ends with the user's turn: Send runs it as it is.
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('section.playground-output').getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
+    // Taken once: a reload starts empty.
+    expect(await page.evaluate(`sessionStorage.getItem('trellis.dashboard.playgroundDraft')`)).toBeNull();
   });
 
   it('shows a team member without usage the empty state, and deployments only to platform administrators', async () => {
