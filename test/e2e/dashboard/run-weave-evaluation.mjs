@@ -4,6 +4,10 @@
 import * as weave from 'weave';
 
 const [project, ...models] = process.argv.slice(2);
+const LONG_PROMPT =
+  'You are a patient geography tutor. A student writes a long message, as real prompts are, explaining at length what they read, ' +
+  'what their teacher said and what they remember from a trip, and finally asks which city is the capital of Australia and why so ' +
+  'many people believe it is Sydney. Their source: https://example.org/atlas/oceania/australia/capital-cities-and-their-history-since-federation-1901';
 const client = await weave.init(project);
 
 const dataset = new weave.Dataset({
@@ -12,6 +16,8 @@ const dataset = new weave.Dataset({
     { question: 'Capital of France?', expected: 'Paris' },
     { question: 'Capital of Japan?', expected: 'Tokyo' },
     { question: 'Capital of Peru?', expected: 'Lima' },
+    // As long as real prompts are, with an unbroken URL: the compare table must wrap it, not paint it over the outputs.
+    { question: LONG_PROMPT, expected: 'Canberra' },
   ],
 });
 const exactMatch = weave.op(function exact_match({ modelOutput, datasetRow }) {
@@ -27,8 +33,14 @@ const closeness = weave.op(function closeness({ modelOutput, datasetRow }) {
 const evaluation = new weave.Evaluation({ name: "capitals", dataset, scorers: [exactMatch, closeness] });
 
 const ANSWERS = {
-  geo_v1: { 'Capital of France?': 'Paris', 'Capital of Japan?': 'Kyoto', 'Capital of Peru?': 'Lima' },
-  geo_v2: { 'Capital of France?': 'Paris', 'Capital of Japan?': 'Tokyo', 'Capital of Peru?': 'Lina' },
+  geo_v1: { 'Capital of France?': 'Paris', 'Capital of Japan?': 'Kyoto', 'Capital of Peru?': 'Lima', [LONG_PROMPT]: 'Sydney' },
+  geo_v2: { 'Capital of France?': 'Paris', 'Capital of Japan?': 'Tokyo', 'Capital of Peru?': 'Lina', [LONG_PROMPT]: 'Canberra' },
+  geo_v3: {
+    'Capital of France?': 'Paris',
+    'Capital of Japan?': 'The capital of Japan is Tokyo',
+    'Capital of Peru?': 'Lima',
+    [LONG_PROMPT]: 'The capital of Australia is Canberra, not Sydney',
+  },
 };
 const summaries = {};
 for (const name of models) {
