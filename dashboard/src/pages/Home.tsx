@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useClient, useSubscription, type CombinedError } from 'urql';
+import { formatCost } from '../components/Cost';
 import { DataTable, type Column } from '../components/DataTable';
 import { formatCompactNumber, formatDuration, formatNumber, relativeTime, StatusBadge, Time } from '../components/Format';
 import { PageHeader } from '../components/PageHeader';
@@ -29,7 +30,7 @@ function useTeams(): { teams: TeamResult[] | null; refresh: () => void } {
     let cancelled = false;
     void Promise.all(
       viewer.teams.map(async (membership) => {
-        const result = await client.query(HomeTeamDocument, { team: membership.team }, { requestPolicy: 'network-only' }).toPromise();
+        const result = await client.query(HomeTeamDocument, { team: membership.team, since: costSince() }, { requestPolicy: 'network-only' }).toPromise();
         return { name: membership.team, role: membership.role, team: result.data?.team ?? null, error: result.error ?? null };
       }),
     ).then((results) => {
@@ -41,6 +42,10 @@ function useTeams(): { teams: TeamResult[] | null; refresh: () => void } {
   }, [client, viewer, generation]);
   return { teams, refresh: () => setGeneration((value) => value + 1) };
 }
+
+/** Cost figures on Home cover the last 30 days of traced calls (Project.tokenUsage), from the start of this hour. */
+const COST_DAYS = 30;
+const costSince = () => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - COST_DAYS * 86_400_000).toISOString();
 
 const projectColumns: Column<Project>[] = [
   {
@@ -80,6 +85,13 @@ const projectColumns: Column<Project>[] = [
     sortValue: (project) => project.trainingJobCount,
   },
   { key: 'runs', header: 'Runs', align: 'right', render: (project) => formatNumber(project.runCount), sortValue: (project) => project.runCount },
+  {
+    key: 'cost',
+    header: `Cost, ${COST_DAYS} days`,
+    align: 'right',
+    render: (project) => <span data-cost={project.recentUsage.cost ?? ''}>{formatCost(project.recentUsage.cost)}</span>,
+    sortValue: (project) => project.recentUsage.cost ?? -1,
+  },
   { key: 'created', header: 'Created', render: (project) => <Time value={project.createdAt} />, sortValue: (project) => project.createdAt },
 ];
 
@@ -160,6 +172,8 @@ export default function Home() {
     inference: projects.reduce((sum, project) => sum + project.inferenceRequestCount, 0),
     models: projects.reduce((sum, project) => sum + project.trainingModelCount, 0),
     webhooks: teams.reduce((sum, result) => sum + (result.team?.webhookCount ?? 0), 0),
+    cost: projects.reduce((sum, project) => sum + (project.recentUsage.cost ?? 0), 0),
+    unpriced: projects.filter((project) => project.recentUsage.cost === null).length,
   };
 
   return (
@@ -178,6 +192,13 @@ export default function Home() {
           <Stat label="Training models" value={totals.models} />
           <Stat label="Training jobs" value={totals.jobs} />
           <Stat label="Webhooks" value={totals.webhooks} />
+          <div className="stat" data-testid="home-cost" data-cost={totals.cost}>
+            <dt>Traced cost, {COST_DAYS} days</dt>
+            <dd title={totals.unpriced > 0 ? `Without ${totals.unpriced} ${totals.unpriced === 1 ? 'project' : 'projects'} whose models have no price` : undefined}>
+              {formatCost(totals.cost)}
+              {totals.unpriced > 0 ? '+' : ''}
+            </dd>
+          </div>
         </dl>
       </section>
 

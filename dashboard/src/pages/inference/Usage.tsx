@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useQuery } from 'urql';
+import { formatCost } from '../../components/Cost';
 import { DataTable, type Column } from '../../components/DataTable';
 import { formatNumber } from '../../components/Format';
 import { Empty, QueryState } from '../../components/States';
@@ -26,8 +27,13 @@ interface Group {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** US dollars at the price table; null when the model has no price. */
+  cost: number | null;
   buckets: Map<number, Bucket>;
 }
+
+/** A sum of costs that stays unknown (null) once one part is. */
+const addCost = (sum: number | null, cost: number | null | undefined): number | null => (sum === null || cost === null || cost === undefined ? null : sum + cost);
 
 /** The window's bounds, aligned on buckets (the graph aligns them on the epoch), fixed until `refreshed` changes. */
 function useBounds(windowId: UsageWindowId, refreshed: number) {
@@ -43,8 +49,8 @@ function useBounds(windowId: UsageWindowId, refreshed: number) {
 
 /**
  * Inference usage of a team's projects over time, one series per project and model (or per model when a project is
- * chosen): requests, tokens, errors (each bucket of the window drawn, empty ones as 0) and median latency. The section carries the
- * totals as data attributes (data-requests, data-errors, data-tokens) for tests.
+ * chosen): requests, tokens, cost, errors (each bucket of the window drawn, empty ones as 0) and median latency. The section
+ * carries the totals as data attributes (data-requests, data-errors, data-tokens, data-cost) for tests.
  */
 export function Usage({ team, project, windowId, refreshed }: { team: string; project: string | null; windowId: UsageWindowId; refreshed: number }) {
   const { window, step, from, to } = useBounds(windowId, refreshed);
@@ -99,7 +105,7 @@ function UsageCharts({
       const key = project ? model : `${projectName} · ${model}`;
       let group = byKey.get(key);
       if (!group) {
-        group = { key, project: projectName, model, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, buckets: new Map() };
+        group = { key, project: projectName, model, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, cost: 0, buckets: new Map() };
         byKey.set(key, group);
       }
       group.requests += bucket.requests;
@@ -107,6 +113,7 @@ function UsageCharts({
       group.promptTokens += bucket.promptTokens;
       group.completionTokens += bucket.completionTokens;
       group.totalTokens += bucket.totalTokens;
+      group.cost = addCost(group.cost, bucket.cost);
       if (bucket.period) group.buckets.set(new Date(bucket.period).getTime(), bucket);
     }
     return [...byKey.values()].sort((a, b) => b.requests - a.requests || a.key.localeCompare(b.key));
@@ -126,8 +133,13 @@ function UsageCharts({
   }, [groups, from, to, step]);
 
   const totals = groups.reduce(
-    (sum, group) => ({ requests: sum.requests + group.requests, errors: sum.errors + group.errors, tokens: sum.tokens + group.totalTokens }),
-    { requests: 0, errors: 0, tokens: 0 },
+    (sum, group) => ({
+      requests: sum.requests + group.requests,
+      errors: sum.errors + group.errors,
+      tokens: sum.tokens + group.totalTokens,
+      cost: addCost(sum.cost, group.cost),
+    }),
+    { requests: 0, errors: 0, tokens: 0, cost: 0 as number | null },
   );
 
   const columns: Column<Group>[] = [
@@ -143,6 +155,13 @@ function UsageCharts({
       sortValue: (group) => group.completionTokens,
     },
     {
+      key: 'cost',
+      header: 'Cost',
+      align: 'right',
+      render: (group) => <span title={group.cost === null ? 'No price for this model' : undefined}>{formatCost(group.cost)}</span>,
+      sortValue: (group) => group.cost ?? -1,
+    },
+    {
       key: 'errors',
       header: 'Errors',
       align: 'right',
@@ -152,10 +171,11 @@ function UsageCharts({
   ];
 
   return (
-    <div data-testid="inference-usage" data-requests={totals.requests} data-errors={totals.errors} data-tokens={totals.tokens}>
+    <div data-testid="inference-usage" data-requests={totals.requests} data-errors={totals.errors} data-tokens={totals.tokens} data-cost={totals.cost ?? ''}>
       <dl className="stat-grid usage-stats">
         <Stat label="Requests" value={formatNumber(totals.requests)} />
         <Stat label="Tokens" value={formatNumber(totals.tokens)} />
+        <Stat label="Cost" value={formatCost(totals.cost)} />
         <Stat label="Errors" value={formatNumber(totals.errors)} />
         <Stat label="Error rate" value={totals.requests ? `${((100 * totals.errors) / totals.requests).toFixed(1)} %` : '—'} />
       </dl>
@@ -178,7 +198,7 @@ function UsageCharts({
   );
 }
 
-const ZERO: Bucket = { period: null, project: null, model: null, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, latencyP50Ms: 0 };
+const ZERO: Bucket = { period: null, project: null, model: null, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, latencyP50Ms: 0, cost: 0 };
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (
