@@ -1,51 +1,34 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from 'urql';
-import { DataTable, useCursorPager, type Column, type SortState } from '../components/DataTable';
-import { formatDuration, formatNumber, ShortId, StatusBadge, Time } from '../components/Format';
+import { DataTable, useCursorPager } from '../components/DataTable';
+import { formatNumber } from '../components/Format';
 import { PageHeader } from '../components/PageHeader';
 import { ProjectPicker, splitProject, useProjectParam } from '../components/ProjectPicker';
 import { Empty, ErrorState, Loading } from '../components/States';
 import { TimeSeriesChart, type TimeSeries } from '../components/TimeSeriesChart';
-import { TracesPageDocument, type TracesPageQuery, type TracesPageQueryVariables } from '../graphql/generated';
-import { href, Link, useSearchParams } from '../router';
-import { callName } from './Home';
-
-type Call = NonNullable<TracesPageQuery['project']>['calls']['edges'][number]['node'];
-type Operand = NonNullable<NonNullable<TracesPageQueryVariables['query']>['expr']['and']>[number];
-
-const PAGE_SIZE = 25;
-const STATUSES = ['success', 'error', 'running', 'descendant_error'] as const;
-
-/** The Weave query for the filters: op name (substring of the trace name or the op ref) and status. */
-function buildQuery(op: string, status: string): TracesPageQueryVariables['query'] {
-  const operands: Operand[] = [];
-  if (op) {
-    operands.push({
-      or: [
-        { contains: { input: { getField: 'summary.weave.trace_name' }, substr: { literal: op }, caseInsensitive: true } },
-        { contains: { input: { getField: 'op_name' }, substr: { literal: op }, caseInsensitive: true } },
-      ],
-    });
-  }
-  if (status) operands.push({ eq: [{ getField: 'summary.weave.status' }, { literal: status }] });
-  if (operands.length === 0) return null;
-  return { expr: { and: operands } };
-}
+import { TracesPageDocument } from '../graphql/generated';
+import { useSearchParams } from '../router';
+import { downloadCalls } from './traces/export-calls';
+import { ColumnChooser, tracesColumns, useHiddenColumns, type TraceRow } from './traces/traces-columns';
+import { TracesFilters } from './traces/TracesFilters';
+import { isFiltered, readParams, toExportBody, toQuery, toSearch, toUrlParams, type ExportFormat, type TracesParams } from './traces/traces-params';
+import './Traces.css';
 
 export default function Traces() {
   const [project, setProject] = useProjectParam();
-  const [search, setSearch] = useSearchParams();
-  const op = search.get('op') ?? '';
-  const status = search.get('status') ?? '';
-  const rootsOnly = search.get('roots') !== 'all';
-  const [sortField, sortDirection] = (search.get('sort') ?? 'started_at:DESC').split(':');
-  const sort: SortState = { field: sortField || 'started_at', direction: sortDirection === 'ASC' ? 'ASC' : 'DESC' };
+  const [urlSearch, setUrlSearch] = useSearchParams();
+  const params = useMemo(() => readParams(urlSearch, project ?? ''), [urlSearch, project]);
   const pager = useCursorPager();
   const target = splitProject(project);
+  const filtered = isFiltered(params);
 
-  const setParams = (changes: Record<string, string | null>) => {
+  const apply = (changes: Partial<TracesParams>) => {
     pager.reset();
-    setSearch({ project, op, status, roots: rootsOnly ? null : 'all', sort: `${sort.field}:${sort.direction}`, ...changes });
+    setUrlSearch(toUrlParams({ ...params, ...changes }));
+  };
+  const clear = () => {
+    pager.reset();
+    setUrlSearch({ project, roots: params.rootsOnly ? null : 'all', size: params.pageSize === 25 ? null : params.pageSize });
   };
 
   const [result, reexecute] = useQuery({
@@ -53,11 +36,12 @@ export default function Traces() {
     variables: {
       entity: target?.entity ?? '',
       project: target?.project ?? '',
-      first: PAGE_SIZE,
+      first: params.pageSize,
       after: pager.after,
-      sortBy: [{ field: sort.field, direction: sort.direction }],
-      filter: rootsOnly ? { traceRootsOnly: true } : null,
-      query: buildQuery(op, status),
+      sortBy: [{ field: params.sort.field, direction: params.sort.direction }],
+      filter: params.rootsOnly ? { traceRootsOnly: true } : null,
+      query: toQuery(params),
+      search: toSearch(params),
     },
     pause: !target,
   });
@@ -70,44 +54,15 @@ export default function Traces() {
     return () => clearInterval(timer);
   }, [running, reexecute]);
 
-  const columns: Column<Call>[] = useMemo(
-    () => [
-      {
-        key: 'op',
-        header: 'Op name',
-        sortField: 'op_name',
-        render: (call) =>
-          target ? (
-            <Link to={`/traces/${encodeURIComponent(target.entity)}/${encodeURIComponent(target.project)}/${encodeURIComponent(call.traceId ?? call.id)}${call.parentId ? `?call=${encodeURIComponent(call.id)}` : ''}`}>
-              {callName(call)}
-            </Link>
-          ) : (
-            callName(call)
-          ),
-      },
-      { key: 'status', header: 'Status', sortField: 'summary.weave.status', render: (call) => <StatusBadge status={call.status} /> },
-      { key: 'latency', header: 'Latency', sortField: 'summary.weave.latency_ms', align: 'right', render: (call) => formatDuration(call.latencyMs) },
-      { key: 'started', header: 'Started at', sortField: 'started_at', render: (call) => <Time value={call.startedAt} /> },
-      { key: 'trace', header: 'Trace id', render: (call) => <ShortId id={call.traceId} /> },
-      { key: 'user', header: 'User / run', render: (call) =>
-          call.wbUserId || call.wbRunId ? (
-            <span className="muted">
-              <ShortId id={call.wbUserId} />
-              {call.wbRunId ? <> · {call.wbRunId}</> : null}
-            </span>
-          ) : (
-            <span className="muted">—</span>
-          ),
-      },
-    ],
-    [target],
-  );
+  const columns = useMemo(() => tracesColumns(target), [target?.entity, target?.project]); // eslint-disable-line react-hooks/exhaustive-deps
+  const [hidden, toggleColumn] = useHiddenColumns(columns);
+  const shown = useMemo(() => columns.filter((column) => !hidden.has(column.key)), [columns, hidden]);
 
   return (
     <>
       <PageHeader
         title="Traces"
-        description="Calls traced by the Weave SDKs and the inference API. Open one to see its call tree."
+        description="Calls traced by the Weave SDKs and the inference API. Search their inputs and outputs, open one to see its call tree."
         actions={<ProjectPicker value={project} onChange={(next) => { pager.reset(); setProject(next); }} />}
       />
       {!project ? (
@@ -117,7 +72,7 @@ export default function Traces() {
           <h2 id="calls-heading" className="visually-hidden">
             Calls of {project}
           </h2>
-          <Filters op={op} status={status} rootsOnly={rootsOnly} onApply={setParams} />
+          <TracesFilters params={params} filtered={filtered} onApply={apply} onClear={clear} />
           {result.error && !result.data ? (
             <ErrorState error={result.error} title={`Could not load the calls of ${project}`} onRetry={() => reexecute({ requestPolicy: 'network-only' })} />
           ) : !result.data ? (
@@ -126,20 +81,26 @@ export default function Traces() {
             <Empty title={`There is no project ${project} you can see.`} />
           ) : (
             <>
-              <p className="table-meta" aria-live="polite">
-                {formatNumber(result.data.project.matching)} {rootsOnly ? 'traces' : 'calls'} match
-                {result.fetching ? <span className="muted"> · refreshing…</span> : null}
-              </p>
-              <DataTable
-                caption={`Calls of ${project}`}
-                columns={columns}
-                connection={result.data.project.calls}
-                pager={pager}
-                sort={sort}
-                onSortChange={(next) => setParams({ sort: `${next.field}:${next.direction}` })}
-                rowKey={(call) => call.id}
-                empty={op || status ? 'No calls match these filters.' : 'No calls in this project yet.'}
-              />
+              <div className="traces-toolbar">
+                <p className="table-meta" aria-live="polite">
+                  {formatNumber(result.data.project.matching)} {params.rootsOnly ? 'traces' : 'calls'} match
+                  {result.fetching ? <span className="muted"> · refreshing…</span> : null}
+                </p>
+                <ColumnChooser columns={columns} hidden={hidden} onToggle={toggleColumn} />
+                <ExportButtons params={params} />
+              </div>
+              <div className="traces-table">
+                <DataTable
+                  caption={`Calls of ${project}`}
+                  columns={shown}
+                  connection={result.data.project.calls}
+                  pager={pager}
+                  sort={params.sort}
+                  onSortChange={(sort) => apply({ sort })}
+                  rowKey={(call) => call.id}
+                  empty={filtered ? 'No calls match these filters.' : 'No calls in this project yet.'}
+                />
+              </div>
               <LatencyChart calls={result.data.project.calls.edges.map((edge) => edge.node)} />
             </>
           )}
@@ -149,53 +110,39 @@ export default function Traces() {
   );
 }
 
-function Filters({ op, status, rootsOnly, onApply }: { op: string; status: string; rootsOnly: boolean; onApply: (changes: Record<string, string | null>) => void }) {
-  const [opText, setOpText] = useState(op);
-  useEffect(() => setOpText(op), [op]);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    onApply({ op: opText.trim() || null });
+/** Export of every call the list selects (not only this page), streamed by the server, in either format. */
+function ExportButtons({ params }: { params: TracesParams }) {
+  const [busy, setBusy] = useState<ExportFormat | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const exportAs = async (format: ExportFormat) => {
+    setBusy(format);
+    setError(null);
+    try {
+      await downloadCalls(toExportBody(params, format), format, `${params.project.replace('/', '-')}-calls`);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setBusy(null);
+    }
   };
   return (
-    <form className="filters" role="search" aria-label="Filter calls" onSubmit={submit}>
-      <div className="field">
-        <label htmlFor="filter-op">Op name contains</label>
-        <input id="filter-op" type="search" value={opText} onChange={(event) => setOpText(event.target.value)} placeholder="e.g. predict" />
-      </div>
-      <div className="field">
-        <label htmlFor="filter-status">Status</label>
-        <select id="filter-status" value={status} onChange={(event) => onApply({ status: event.target.value || null, op: opText.trim() || null })}>
-          <option value="">Any</option>
-          {STATUSES.map((value) => (
-            <option key={value} value={value}>
-              {value.replace('_', ' ')}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field field-check">
-        <input
-          id="filter-roots"
-          type="checkbox"
-          checked={rootsOnly}
-          onChange={(event) => onApply({ roots: event.target.checked ? null : 'all', op: opText.trim() || null })}
-        />
-        <label htmlFor="filter-roots">Trace roots only</label>
-      </div>
-      <button type="submit" className="button">
-        Apply
-      </button>
-      {op || status || !rootsOnly ? (
-        <a className="link-reset" href={href('/traces')} onClick={(event) => { event.preventDefault(); setOpText(''); onApply({ op: null, status: null, roots: null }); }}>
-          Clear filters
-        </a>
+    <div className="traces-export" role="group" aria-label="Export the matching calls">
+      {(['jsonl', 'csv'] as const).map((format) => (
+        <button key={format} type="button" className="button" disabled={busy !== null} onClick={() => void exportAs(format)}>
+          {busy === format ? 'Exporting…' : `Export ${format.toUpperCase()}`}
+        </button>
+      ))}
+      {error ? (
+        <span className="traces-export-error" role="alert">
+          {error}
+        </span>
       ) : null}
-    </form>
+    </div>
   );
 }
 
 /** Latency of the calls on this page against their start: a quick look for outliers (ended calls only). */
-function LatencyChart({ calls }: { calls: Call[] }) {
+function LatencyChart({ calls }: { calls: TraceRow[] }) {
   const series: TimeSeries[] = useMemo(() => {
     const points = calls
       .filter((call) => call.startedAt && call.latencyMs !== null && call.latencyMs !== undefined)

@@ -59,7 +59,7 @@ describe('dashboard: Traces', () => {
     // The page's latency chart: one point per finished call on the page (24 of 25: one still runs).
     await expect.poll(() => page.getByTestId('time-series-chart').getAttribute('data-points')).toBe('24');
     await harness.checkAccessibility('traces');
-    await harness.screenshot('traces');
+    // docs/screenshots/traces.png is traces-search.test.ts's (the list with a search).
 
     await page.getByRole('button', { name: 'Next →' }).click();
     await page.getByText('Page 2').waitFor();
@@ -82,9 +82,9 @@ describe('dashboard: Traces', () => {
     await page.getByText('1 traces match').waitFor();
     await page.getByRole('link', { name: 'pipeline' }).waitFor();
 
-    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByLabel('Trace roots only').uncheck();
-    await page.getByLabel('Status').selectOption('error');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('error');
     await page.getByText('1 calls match').waitFor();
     await page.getByRole('link', { name: 'explode' }).waitFor();
   });
