@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useClient, useSubscription, type CombinedError } from 'urql';
 import { formatCost } from '../components/Cost';
 import { DataTable, type Column } from '../components/DataTable';
@@ -8,6 +8,7 @@ import { Empty, ErrorState, Loading } from '../components/States';
 import { HomeLiveEventsDocument, HomeTeamDocument, type HomeLiveEventsSubscription, type HomeTeamQuery } from '../graphql/generated';
 import { href, Link } from '../router';
 import { useSession } from '../viewer';
+import './Home.css';
 
 type Team = NonNullable<HomeTeamQuery['team']>;
 type Project = Team['projects'][number];
@@ -186,19 +187,17 @@ export default function Home() {
         <dl className="stat-grid">
           <Stat label="Teams" value={totals.teams} />
           <Stat label="Projects" value={totals.projects} />
-          <Stat label="Calls traced" value={totals.calls} />
+          <Stat label="Calls traced" value={totals.calls}>
+            <dd className="stat-note" data-testid="home-cost" data-cost={totals.cost} title={totals.unpriced > 0 ? `Without ${totals.unpriced} ${totals.unpriced === 1 ? 'project' : 'projects'} whose models have no price` : undefined}>
+              {formatCost(totals.cost)}
+              {totals.unpriced > 0 ? '+' : ''} in {COST_DAYS} days
+            </dd>
+          </Stat>
           <Stat label="Evaluations" value={totals.evaluations} />
           <Stat label="Inference requests" value={totals.inference} />
           <Stat label="Training models" value={totals.models} />
           <Stat label="Training jobs" value={totals.jobs} />
           <Stat label="Webhooks" value={totals.webhooks} />
-          <div className="stat" data-testid="home-cost" data-cost={totals.cost}>
-            <dt>Traced cost, {COST_DAYS} days</dt>
-            <dd title={totals.unpriced > 0 ? `Without ${totals.unpriced} ${totals.unpriced === 1 ? 'project' : 'projects'} whose models have no price` : undefined}>
-              {formatCost(totals.cost)}
-              {totals.unpriced > 0 ? '+' : ''}
-            </dd>
-          </div>
         </dl>
       </section>
 
@@ -243,14 +242,18 @@ export default function Home() {
   );
 }
 
-/** A total on a small card: large counts are shortened ("102.7K") so they fit, the exact figure in the title. */
-function Stat({ label, value }: { label: string; value: number }) {
+/**
+ * A total on a small card: large counts are shortened ("102.7K") so they fit, the exact figure in the title; `children`
+ * adds a line under it (the traced calls' cost).
+ */
+function Stat({ label, value, children }: { label: string; value: number; children?: ReactNode }) {
   const exact = formatNumber(value);
   const shown = formatCompactNumber(value);
   return (
     <div className="stat">
       <dt>{label}</dt>
       <dd title={shown === exact ? undefined : exact}>{shown}</dd>
+      {children}
     </div>
   );
 }

@@ -65,8 +65,9 @@ export class PriceTable {
     return null;
   }
 
-  /** US dollars for these tokens of the model; null when the model has no price. */
+  /** US dollars for these tokens of the model; null when the model has no price (no tokens cost nothing, priced or not). */
   costOf(model: string, inputTokens: number, outputTokens: number): number | null {
+    if (inputTokens === 0 && outputTokens === 0) return 0;
     const price = this.priceOf(model);
     return price ? costAt(price, inputTokens, outputTokens) : null;
   }
@@ -75,7 +76,6 @@ export class PriceTable {
   totalCostOf(usage: readonly { model: string; inputTokens: number; outputTokens: number }[]): number | null {
     let total = 0;
     for (const entry of usage) {
-      if (entry.inputTokens === 0 && entry.outputTokens === 0) continue;
       const cost = this.costOf(entry.model, entry.inputTokens, entry.outputTokens);
       if (cost === null) return null;
       total += cost;

@@ -33,6 +33,8 @@ describe('the model price table', () => {
   it('has no price (null, not 0) for a model it does not know', () => {
     const table = new PriceTable(noCatalog);
     expect(table.costOf('my-finetune', 10, 10)).toBeNull();
+    // A request that used no tokens (a failed one) cost nothing, whatever the model.
+    expect(table.costOf('no-such-model', 0, 0)).toBe(0);
     expect(table.totalCostOf([{ model: 'gpt-4o', inputTokens: 10, outputTokens: 0 }, { model: 'my-finetune', inputTokens: 1, outputTokens: 0 }])).toBeNull();
     // A model that used no tokens costs nothing, whatever its price.
     expect(table.totalCostOf([{ model: 'gpt-4o', inputTokens: 1_000_000, outputTokens: 0 }, { model: 'my-finetune', inputTokens: 0, outputTokens: 0 }])).toBe(2.5);

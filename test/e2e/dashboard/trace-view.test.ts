@@ -257,12 +257,13 @@ describe('dashboard: the trace view', () => {
     expect(await unpricedRow.locator('[data-cost]').textContent()).toBe('—');
     const total = page.getByTestId('home-cost');
     expect(Number(await total.getAttribute('data-cost'))).toBeGreaterThanOrEqual(OPENAI_COST + ANTHROPIC_COST - 1e-12);
-    expect(await total.locator('dd').getAttribute('title')).toBe('Without 1 project whose models have no price');
+    expect(await total.getAttribute('title')).toBe('Without 1 project whose models have no price');
+    expect(await total.textContent()).toMatch(/^\$[0-9.]+\+ in 30 days$/);
 
     await harness.open(`/inference?team=trellis&project=${SERVED_PROJECT}`);
     const usage = page.getByTestId('inference-usage');
     await expect.poll(async () => Number(await usage.getAttribute('data-cost'))).toBeCloseTo(servedCost, 12);
-    const row = usage.getByRole('row', { name: /priced-chat/ });
+    const row = usage.getByRole('table', { name: /^Usage per model/ }).getByRole('row', { name: /priced-chat/ });
     expect(await row.textContent()).toContain(`$${new Intl.NumberFormat('en', { maximumSignificantDigits: 3 }).format(servedCost)}`);
   });
 
@@ -286,7 +287,7 @@ describe('dashboard: the trace view', () => {
     expect(await chips.textContent()).toContain('correct: true');
     expect(await page.getByTestId('call-detail').textContent()).not.toContain('__typename');
 
-    await chips.getByRole('button', { name: '＋ React' }).click();
+    await chips.getByRole('button', { name: '+ React' }).click();
     await chips.getByRole('button', { name: 'React 👍' }).click();
     const thumbs = chips.getByRole('button', { name: /^👍 1, yours/ });
     await thumbs.waitFor();

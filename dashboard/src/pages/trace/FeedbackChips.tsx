@@ -65,7 +65,7 @@ export function FeedbackChips({ entity, project, callId, records, onChanged }: {
         ))}
         <li>
           <button type="button" className="chip chip-add" aria-expanded={picking} aria-controls="reaction-picker" disabled={busy} onClick={() => setPicking(!picking)}>
-            ＋ React
+            + React
           </button>
         </li>
       </ul>
