@@ -45,7 +45,7 @@ const FALLBACK: Record<string, string> = {
 /** More grid cells than this and the buckets of a window are not laid out one by one (the data's x are used). */
 const MAX_GRID = 20_000;
 /** Series with at most this many points show every point as a dot; denser ones only their isolated points. */
-const DOTS_UP_TO = 60;
+const DOTS_UP_TO = 24;
 
 function resolveColor(element: Element, color: string): string {
   const variable = /^var\((--[\w-]+)\)$/.exec(color.trim())?.[1];

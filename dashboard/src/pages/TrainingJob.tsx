@@ -6,22 +6,14 @@ import { formatDuration, Time } from '../components/Format';
 import { JsonViewer } from '../components/JsonViewer';
 import { PageHeader } from '../components/PageHeader';
 import { ErrorState, InlineError, Loading, QueryState } from '../components/States';
-import { TimeSeriesChart } from '../components/TimeSeriesChart';
 import { isActiveJob, JobStatusBadge, usePolling } from '../components/TrainingJobStatus';
 import { CancelTrainingJobDocument, TrainingJobDetailDocument, TrainingJobEventsDocument, type TrainingJobDetailQuery, type TrainingJobEventsQuery } from '../graphql/generated';
 import { href, Link } from '../router';
 import type { PageProps } from '../routes';
+import { JobCurves } from './training/JobCurves';
 
 type Job = TrainingJobDetailQuery['trainingJob'];
 type JobEvent = TrainingJobEventsQuery['trainingJob']['events']['nodes'][number];
-type StepMetrics = Job['metrics'][number];
-
-/** The curves a job's metrics give: one chart each, x = step. */
-const CURVES: { metric: 'loss' | 'reward' | 'gradNorm'; title: string; color: string }[] = [
-  { metric: 'loss', title: 'Loss', color: '#3b6cf0' },
-  { metric: 'reward', title: 'Reward (mean)', color: '#2f9e44' },
-  { metric: 'gradNorm', title: 'Gradient norm', color: '#e8590c' },
-];
 
 /** An event's data in one line: `loss 0.6931 · reward 0.5 · …` (numbers to 4 significant digits). */
 /** The figures a person looks for first; the rest follow in the trainer's order. */
@@ -111,14 +103,6 @@ export default function TrainingJob({ params }: PageProps) {
 }
 
 function JobBody({ job }: { job: Job }) {
-  const curves = useMemo(
-    () =>
-      CURVES.map((curve) => ({
-        ...curve,
-        points: job.metrics.filter((step: StepMetrics) => step[curve.metric] !== null).map((step: StepMetrics) => [step.step, step[curve.metric]] as const),
-      })),
-    [job.metrics],
-  );
   return (
     <>
       <section aria-labelledby="summary-heading" className="section card">
@@ -152,20 +136,7 @@ function JobBody({ job }: { job: Job }) {
         {job.metrics.length === 0 ? (
           <p className="chart-empty">{isActiveJob(job.status) ? 'No step reported yet: the curves appear with the first optimizer step.' : 'The job reported no optimizer steps.'}</p>
         ) : (
-          <div className="chart-grid">
-            {curves.map((curve) => (
-              <div key={curve.metric} className="metric-chart" data-metric={curve.metric}>
-                {curve.points.length === 0 ? (
-                  <figure className="chart" data-testid="time-series-chart" data-points={0} data-series={0}>
-                    <figcaption className="chart-title">{curve.title}</figcaption>
-                    <p className="chart-empty">Not reported by this job.</p>
-                  </figure>
-                ) : (
-                  <MetricChart title={curve.title} color={curve.color} points={curve.points} />
-                )}
-              </div>
-            ))}
-          </div>
+          <JobCurves job={job} modelId={job.model?.id ?? null} />
         )}
       </section>
 
@@ -210,14 +181,6 @@ function EventLog({ jobId, active }: { jobId: string; active: boolean }) {
         />
       )}
     </section>
-  );
-}
-
-/** One metric's curve (x = step); its wrapper carries `data-metric` so tests can find it. */
-function MetricChart({ title, color, points }: { title: string; color: string; points: readonly (readonly [number, number | null])[] }) {
-  const series = useMemo(() => [{ label: title, points, color }], [title, points, color]);
-  return (
-<TimeSeriesChart series={series} title={title} xKind="number" integerX height={180} />
   );
 }
 

@@ -71,6 +71,24 @@ describe('dashboard: Inference', () => {
     await expect.poll(() => page.getByRole('figure', { name: 'Tokens per 30 minutes' }).getAttribute('data-series')).toBe('2');
     await page.getByLabel('Window').selectOption('1h');
 
+    // Latency as p50 and p99 per project and model. Every request fell in one minute: that lone bucket is drawn (it
+    // was an empty chart), and the axis spans the whole hour of the window, not that minute.
+    const latency = page.getByRole('figure', { name: 'Latency per minute (p50, p99 dashed)' });
+    await expect.poll(() => latency.getAttribute('data-series')).toBe('4');
+    expect(await latency.getByRole('img').getAttribute('aria-label')).toContain('trellis-tiny p99, 1 points');
+    await expect.poll(() => latency.getAttribute('data-x-max')).not.toBeNull();
+    expect(Number(await latency.getAttribute('data-x-max')) - Number(await latency.getAttribute('data-x-min'))).toBe(60 * 60_000);
+    const painted = (await page.evaluate(`(() => {
+      const figure = [...document.querySelectorAll('[data-testid="time-series-chart"]')].find((item) => item.textContent.startsWith('Latency per minute'));
+      const canvas = figure.querySelector('canvas');
+      const [r, g, b] = figure.getAttribute('data-colors').split(' ')[0].match(/[0-9a-f]{2}/gi).map((hex) => parseInt(hex, 16));
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      let count = 0;
+      for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i] - r) < 12 && Math.abs(data[i + 1] - g) < 12 && Math.abs(data[i + 2] - b) < 12 && data[i + 3] > 200) count++;
+      return count;
+    })()`)) as number;
+    expect(painted).toBeGreaterThan(10);
+
     await harness.checkAccessibility('inference');
     await page.getByRole('figure', { name: 'Requests per minute' }).waitFor();
     await harness.screenshot('inference');

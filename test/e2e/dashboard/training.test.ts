@@ -100,6 +100,20 @@ describe('dashboard: Training', () => {
     await expect.poll(() => loss.getAttribute('data-points')).toBe(String(STEPS));
     expect(await page.locator('[data-metric="reward"] [data-testid="time-series-chart"]').getAttribute('data-points')).toBe(String(STEPS));
     expect(await page.locator('[data-metric="gradNorm"] [data-testid="time-series-chart"]').getAttribute('data-points')).toBe(String(STEPS));
+    // Learning rate and throughput curves too, every chart with its axis titles.
+    expect(await page.locator('[data-metric="learningRate"] [data-testid="time-series-chart"]').getAttribute('data-points')).toBe(String(STEPS));
+    expect(await page.locator('[data-metric="tokensPerSecond"] [data-testid="time-series-chart"]').getAttribute('data-points')).toBe(String(STEPS));
+    expect(await loss.getByRole('img').getAttribute('aria-label')).toMatch(/^Loss \(loss by step\)/);
+    expect(await page.locator('[data-metric="tokensPerSecond"]').getByRole('img').getAttribute('aria-label')).toMatch(/^Throughput \(tokens\/s by step\)/);
+    // Smoothing (EMA) by keyboard: the smoothed curve over the raw one (dashed), and off again.
+    const slider = page.getByLabel('Smoothing (EMA)');
+    await slider.focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => loss.getAttribute('data-series')).toBe('2');
+    expect(await loss.getAttribute('data-points')).toBe(String(2 * STEPS));
+    expect(await loss.getByRole('img').getAttribute('aria-label')).toMatch(/Loss \(raw\), 3 points; Loss \(smoothed\), 3 points/);
+    await page.keyboard.press('Home');
+    await expect.poll(() => loss.getAttribute('data-series')).toBe('1');
 
     const log = page.getByRole('table', { name: 'Events of the job' });
     await expect.poll(() => log.locator('tbody tr').count()).toBe(events.length);
@@ -187,5 +201,32 @@ describe('dashboard: Training', () => {
     expect((await call('GET', `/v1/preview/training-jobs/${queued.body.id}`)).body.status).toMatch(/QUEUED|RUNNING/);
     await harness.forgetProblems();
     await call('POST', `/v1/preview/training-jobs/${queued.body.id}/cancel`);
+  });
+
+  it('overlays the model\'s other jobs on the curves of one', async () => {
+    const { page } = harness;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await harness.signIn();
+    // A second short job of the same model, run to its end.
+    const second = await call('POST', '/v1/preview/training-jobs', { model_id: model.id, trajectory_groups: groups, experimental_config: { epochs: 2 } });
+    expect(second.status).toBe(200);
+    await expect.poll(async () => (await call('GET', `/v1/preview/training-jobs/${second.body.id}`)).body.status, { timeout: 60_000, interval: 500 }).toBe('SUCCEEDED');
+
+    await harness.open(`/training/jobs/${second.body.id}`);
+    const loss = page.locator('[data-metric="loss"] [data-testid="time-series-chart"]');
+    await expect.poll(() => loss.getAttribute('data-points')).toBe('2');
+    await page.getByRole('checkbox', { name: 'Overlay the model’s other jobs' }).check();
+    // Every other job of the model that reported a loss becomes one more series (the cancelled ones may have some steps).
+    const { body } = await harness.platform.graphql(`query($id: ID!) { trainingModel(id: $id) { jobs(first: 10) { nodes { id metrics { loss } } } } }`, { id: model.id });
+    const others = (body.data.trainingModel.jobs.nodes as { id: string; metrics: { loss: number | null }[] }[])
+      .filter((job) => job.id !== second.body.id)
+      .map((job) => job.metrics.filter((step) => step.loss !== null).length)
+      .filter((count) => count > 0);
+    expect(others.length).toBeGreaterThanOrEqual(1); // the 3-step job at least
+    await expect.poll(() => loss.getAttribute('data-series')).toBe(String(1 + others.length));
+    expect(await loss.getAttribute('data-points')).toBe(String(2 + others.reduce((sum, count) => sum + count, 0)));
+    expect(await loss.getByRole('img').getAttribute('aria-label')).toMatch(/RL job \w{8}, \d+ points; .*this job, 2 points$/);
+    await harness.checkAccessibility('training job overlay');
+    await harness.screenshot('training-job');
   });
 });

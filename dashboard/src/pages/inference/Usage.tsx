@@ -49,7 +49,8 @@ function useBounds(windowId: UsageWindowId, refreshed: number) {
 
 /**
  * Inference usage of a team's projects over time, one series per project and model (or per model when a project is
- * chosen): requests, tokens, cost, errors (each bucket of the window drawn, empty ones as 0) and median latency. The section
+ * chosen): requests, tokens, cost, errors (each bucket of the window drawn, empty ones as 0) and latency percentiles (p50, p99
+ * dashed; gaps where there were no requests), every chart spanning exactly the chosen window. The section
  * carries the totals as data attributes (data-requests, data-errors, data-tokens, data-cost) for tests.
  */
 export function Usage({ team, project, windowId, refreshed }: { team: string; project: string | null; windowId: UsageWindowId; refreshed: number }) {
@@ -123,15 +124,20 @@ function UsageCharts({
     const times: number[] = [];
     for (let time = from; time < to; time += step) times.push(time);
     const of = (pick: (bucket: Bucket) => number): TimeSeries[] =>
-      groups.map((group) => ({ label: group.key, points: times.map((time) => [time, pick(group.buckets.get(time) ?? ZERO)] as const) }));
-    // Latency has no value where there were no requests (a gap, not 0).
-    const latency: TimeSeries[] = groups.map((group) => ({
-      label: group.key,
-      points: times.map((time) => [time, group.buckets.get(time)?.latencyP50Ms ?? null] as const),
-    }));
+      groups.map((group, index) => ({ label: group.key, color: SERIES_COLORS[index % SERIES_COLORS.length], points: times.map((time) => [time, pick(group.buckets.get(time) ?? ZERO)] as const) }));
+    // Latency as percentiles per bucket, the p99 dashed in its group's colour; no value where there were no requests
+    // (a gap, not 0).
+    const latency: TimeSeries[] = groups.flatMap((group, index) => {
+      const color = SERIES_COLORS[index % SERIES_COLORS.length];
+      return [
+        { label: `${group.key} p50`, color, points: times.map((time) => [time, group.buckets.get(time)?.latencyP50Ms ?? null] as const) },
+        { label: `${group.key} p99`, color, dashed: true, points: times.map((time) => [time, group.buckets.get(time)?.latencyP99Ms ?? null] as const) },
+      ];
+    });
     return { requests: of((b) => b.requests), tokens: of((b) => b.totalTokens), errors: of((b) => b.errors), latency };
   }, [groups, from, to, step]);
 
+  const window = useMemo(() => [from, to] as const, [from, to]);
   const totals = groups.reduce(
     (sum, group) => ({
       requests: sum.requests + group.requests,
@@ -186,10 +192,10 @@ function UsageCharts({
       ) : (
         <>
           <div className="usage-charts">
-            <TimeSeriesChart title={`Requests ${bucketLabel}`} series={series.requests} height={180} yLabel="requests" />
-            <TimeSeriesChart title={`Tokens ${bucketLabel}`} series={series.tokens} height={180} yLabel="tokens" />
-            <TimeSeriesChart title={`Errors ${bucketLabel}`} series={series.errors} height={180} yLabel="errors" />
-            <TimeSeriesChart title={`Median latency ${bucketLabel}`} series={series.latency} height={180} yLabel="ms" />
+            <TimeSeriesChart title={`Requests ${bucketLabel}`} series={series.requests} height={180} yLabel="requests" xRange={window} step={step} />
+            <TimeSeriesChart title={`Tokens ${bucketLabel}`} series={series.tokens} height={180} yLabel="tokens" xRange={window} step={step} />
+            <TimeSeriesChart title={`Errors ${bucketLabel}`} series={series.errors} height={180} yLabel="errors" xRange={window} step={step} />
+            <TimeSeriesChart title={`Latency ${bucketLabel} (p50, p99 dashed)`} series={series.latency} height={180} yLabel="ms" xRange={window} step={step} />
           </div>
           <DataTable caption={`Usage per ${project ? 'model' : 'project and model'}, ${windowLabel.toLowerCase()}`} columns={columns} rows={groups} rowKey={(group) => group.key} />
         </>
@@ -198,7 +204,9 @@ function UsageCharts({
   );
 }
 
-const ZERO: Bucket = { period: null, project: null, model: null, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, latencyP50Ms: 0, cost: 0 };
+const ZERO: Bucket = { period: null, project: null, model: null, requests: 0, errors: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, latencyP50Ms: 0, latencyP99Ms: 0, cost: 0 };
+/** One colour per project and model, the same in every chart. */
+const SERIES_COLORS = ['var(--series-1)', 'var(--series-2)', 'var(--series-3)', 'var(--series-4)', 'var(--series-5)', 'var(--series-6)', 'var(--series-7)'];
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (
