@@ -59,6 +59,9 @@ describe('dashboard: Datasets and Prompts', () => {
     expect(kenya).toContain('Capital of Kenya?');
     expect(kenya).toContain('Nairobi');
     await harness.checkAccessibility('datasets');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await harness.checkAccessibility('datasets in dark mode');
+    await page.emulateMedia({ colorScheme: 'light' });
     await harness.screenshot('datasets');
 
     // The first version has the first three.
@@ -92,6 +95,9 @@ describe('dashboard: Datasets and Prompts', () => {
     expect(await messages.locator('li').nth(1).textContent()).toBe('user{question}');
     expect(await page.getByTestId('prompt-detail').getByRole('heading', { level: 3 }).nth(1).textContent()).toMatch(/v0 \(MessagesPrompt\)/);
     await harness.checkAccessibility('prompts');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await harness.checkAccessibility('prompts in dark mode');
+    await page.emulateMedia({ colorScheme: 'light' });
     await harness.screenshot('prompts');
   });
 

@@ -222,6 +222,9 @@ describe('dashboard: Evaluations', () => {
     await page.getByRole('checkbox', { name: /^Compare support-bot on support-eval/ }).uncheck();
     await expect.poll(() => examples.getAttribute('data-runs')).toBe('3');
     await harness.checkAccessibility('evaluations-compare');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await harness.checkAccessibility('evaluations-compare in dark mode');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.evaluate(`(() => { const card = document.querySelector('[data-testid="comparison"]'); card.scrollIntoView({ block: 'start' }); window.scrollBy(0, -16); })()`);
     await harness.screenshot('evaluations-compare');
   });
@@ -315,6 +318,9 @@ describe('dashboard: Evaluations', () => {
     })()`)) as number;
     expect(painted).toBeGreaterThan(10);
     await harness.checkAccessibility('evaluations-judged');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await harness.checkAccessibility('evaluations-judged in dark mode');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('shows the empty state for a project without evaluations, and the server\'s refusal to a viewer outside the team', async () => {
