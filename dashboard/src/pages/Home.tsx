@@ -5,7 +5,7 @@ import { DataTable, type Column } from '../components/DataTable';
 import { formatCompactNumber, formatDuration, formatNumber, relativeTime, StatusBadge, Time } from '../components/Format';
 import { PageHeader } from '../components/PageHeader';
 import { Empty, ErrorState, Loading } from '../components/States';
-import { HomeLiveEventsDocument, HomeTeamDocument, type HomeLiveEventsSubscription, type HomeTeamQuery } from '../graphql/generated';
+import { HomeLiveEventsDocument, HomeTeamCostsDocument, HomeTeamDocument, type HomeLiveEventsSubscription, type HomeTeamCostsQuery, type HomeTeamQuery } from '../graphql/generated';
 import { href, Link } from '../router';
 import { useSession } from '../viewer';
 import './Home.css';
@@ -22,7 +22,7 @@ interface TeamResult {
 }
 
 /** The viewer's teams (one HomeTeam query each, in parallel), re-read when the viewer changes. */
-function useTeams(): { teams: TeamResult[] | null; refresh: () => void } {
+function useTeams(): { teams: TeamResult[] | null; generation: number; refresh: () => void } {
   const client = useClient();
   const { viewer } = useSession();
   const [teams, setTeams] = useState<TeamResult[] | null>(null);
@@ -31,7 +31,7 @@ function useTeams(): { teams: TeamResult[] | null; refresh: () => void } {
     let cancelled = false;
     void Promise.all(
       viewer.teams.map(async (membership) => {
-        const result = await client.query(HomeTeamDocument, { team: membership.team, since: costSince() }, { requestPolicy: 'network-only' }).toPromise();
+        const result = await client.query(HomeTeamDocument, { team: membership.team }, { requestPolicy: 'network-only' }).toPromise();
         return { name: membership.team, role: membership.role, team: result.data?.team ?? null, error: result.error ?? null };
       }),
     ).then((results) => {
@@ -41,14 +41,42 @@ function useTeams(): { teams: TeamResult[] | null; refresh: () => void } {
       cancelled = true;
     };
   }, [client, viewer, generation]);
-  return { teams, refresh: () => setGeneration((value) => value + 1) };
+  return { teams, generation, refresh: () => setGeneration((value) => value + 1) };
+}
+
+type ProjectUsage = NonNullable<HomeTeamCostsQuery['team']>['projects'][number]['recentUsage'];
+
+/**
+ * Each project's traced tokens and cost over the last COST_DAYS days, by full name; null until they arrive (a query of
+ * their own, after the teams: summing a busy project's window takes longer than the rest of the page).
+ */
+function useProjectCosts(generation: number): Map<string, ProjectUsage> | null {
+  const client = useClient();
+  const { viewer } = useSession();
+  const [costs, setCosts] = useState<Map<string, ProjectUsage> | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    const since = costSince();
+    void Promise.all(
+      viewer.teams.map((membership) => client.query(HomeTeamCostsDocument, { team: membership.team, since }, { requestPolicy: 'network-only' }).toPromise()),
+    ).then((results) => {
+      if (cancelled) return;
+      setCosts(new Map(results.flatMap((result) => result.data?.team?.projects.map((project) => [project.fullName, project.recentUsage] as const) ?? [])));
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [client, viewer, generation]);
+  return costs;
 }
 
 /** Cost figures on Home cover the last 30 days of traced calls (Project.tokenUsage), from the start of this hour. */
 const COST_DAYS = 30;
 const costSince = () => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - COST_DAYS * 86_400_000).toISOString();
 
-const projectColumns: Column<Project>[] = [
+type ProjectRow = Project & { recentUsage: ProjectUsage | undefined };
+
+const projectColumns: Column<ProjectRow>[] = [
   {
     key: 'project',
     header: 'Project',
@@ -90,8 +118,13 @@ const projectColumns: Column<Project>[] = [
     key: 'cost',
     header: `Cost, ${COST_DAYS} days`,
     align: 'right',
-    render: (project) => <span data-cost={project.recentUsage.cost ?? ''}>{formatCost(project.recentUsage.cost)}</span>,
-    sortValue: (project) => project.recentUsage.cost ?? -1,
+    render: (project) =>
+      project.recentUsage ? (
+        <span data-cost={project.recentUsage.cost ?? ''}>{formatCost(project.recentUsage.cost)}</span>
+      ) : (
+        <span className="muted">…</span>
+      ),
+    sortValue: (project) => project.recentUsage?.cost ?? -1,
   },
   { key: 'created', header: 'Created', render: (project) => <Time value={project.createdAt} />, sortValue: (project) => project.createdAt },
 ];
@@ -129,7 +162,8 @@ export function callName(call: { opName?: string | null; displayName?: string | 
 
 export default function Home() {
   const { viewer } = useSession();
-  const { teams, refresh } = useTeams();
+  const { teams, generation, refresh } = useTeams();
+  const costs = useProjectCosts(generation);
 
   const header = (
     <PageHeader
@@ -173,8 +207,8 @@ export default function Home() {
     inference: projects.reduce((sum, project) => sum + project.inferenceRequestCount, 0),
     models: projects.reduce((sum, project) => sum + project.trainingModelCount, 0),
     webhooks: teams.reduce((sum, result) => sum + (result.team?.webhookCount ?? 0), 0),
-    cost: projects.reduce((sum, project) => sum + (project.recentUsage.cost ?? 0), 0),
-    unpriced: projects.filter((project) => project.recentUsage.cost === null).length,
+    cost: [...(costs?.values() ?? [])].reduce((sum, usage) => sum + (usage.cost ?? 0), 0),
+    unpriced: [...(costs?.values() ?? [])].filter((usage) => usage.cost === null).length,
   };
 
   return (
@@ -188,10 +222,12 @@ export default function Home() {
           <Stat label="Teams" value={totals.teams} />
           <Stat label="Projects" value={totals.projects} />
           <Stat label="Calls traced" value={totals.calls}>
-            <dd className="stat-note" data-testid="home-cost" data-cost={totals.cost} title={totals.unpriced > 0 ? `Without ${totals.unpriced} ${totals.unpriced === 1 ? 'project' : 'projects'} whose models have no price` : undefined}>
-              {formatCost(totals.cost)}
-              {totals.unpriced > 0 ? '+' : ''} in {COST_DAYS} days
-            </dd>
+            {costs ? (
+              <dd className="stat-note" data-testid="home-cost" data-cost={totals.cost} title={totals.unpriced > 0 ? `Without ${totals.unpriced} ${totals.unpriced === 1 ? 'project' : 'projects'} whose models have no price` : undefined}>
+                {formatCost(totals.cost)}
+                {totals.unpriced > 0 ? '+' : ''} in {COST_DAYS} days
+              </dd>
+            ) : null}
           </Stat>
           <Stat label="Evaluations" value={totals.evaluations} />
           <Stat label="Inference requests" value={totals.inference} />
@@ -233,7 +269,7 @@ export default function Home() {
             result.team.projects.length === 0 ? (
               <Empty title="No projects in this team yet.">Projects are created on first use by the SDKs, or with createProject.</Empty>
             ) : (
-              <DataTable caption={`Projects of team ${result.name}`} columns={projectColumns} rows={result.team.projects} rowKey={(project) => project.fullName} />
+              <DataTable caption={`Projects of team ${result.name}`} columns={projectColumns} rows={result.team.projects.map((project) => ({ ...project, recentUsage: costs?.get(project.fullName) }))} rowKey={(project) => project.fullName} />
             )
           ) : null}
         </section>
