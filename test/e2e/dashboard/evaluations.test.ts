@@ -68,6 +68,40 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => harness?.close());
 
+/**
+ * In the comparison's example table: each cell's painted text (its text nodes' boxes, leaving out text only screen
+ * readers get) must stay inside the cell and off every other cell. Answers what does not.
+ */
+async function paintedOverlaps(): Promise<string[]> {
+  return (await harness.page.evaluate(`(() => {
+        const table = document.querySelector('[data-testid="comparison-examples"]');
+        const cells = [...table.querySelectorAll('th, td')];
+        const box = (r) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom });
+        const meets = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+        // What a cell paints: the boxes of its text, leaving out text only screen readers get (clipped to 1 px).
+        const painted = (cell) => {
+          const rects = [];
+          const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            if (node.parentElement.closest('.visually-hidden')) continue;
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            rects.push(...[...range.getClientRects()].filter((r) => r.width > 0));
+          }
+          if (rects.length === 0) return { left: 0, right: 0, top: 0, bottom: 0 };
+          return { left: Math.min(...rects.map((r) => r.left)), right: Math.max(...rects.map((r) => r.right)), top: Math.min(...rects.map((r) => r.top)), bottom: Math.max(...rects.map((r) => r.bottom)) };
+        };
+        const boxes = cells.map((cell) => ({ cell, own: box(cell.getBoundingClientRect()), content: painted(cell) }));
+        const problems = [];
+        for (const a of boxes) {
+          if (a.content.right - a.content.left === 0) continue;
+          if (a.content.left < a.own.left - 0.5 || a.content.right > a.own.right + 0.5) problems.push('outside its cell: ' + a.cell.textContent.slice(0, 40));
+          for (const b of boxes) if (b !== a && meets(a.content, b.own) && !b.cell.contains(a.cell) && !a.cell.contains(b.cell)) problems.push(a.cell.textContent.slice(0, 30) + ' over ' + b.cell.textContent.slice(0, 30));
+        }
+        return problems;
+      })()`)) as string[];
+}
+
 const pct = (fraction: number) => `${Math.round(fraction * 1000) / 10}%`;
 const num = (value: number) => new Intl.NumberFormat('en', { maximumFractionDigits: 3 }).format(value);
 
@@ -150,33 +184,7 @@ describe('dashboard: Evaluations', () => {
       await page.setViewportSize({ width, height: 900 });
       await examples.waitFor();
       // Each cell's painted content (a Range over its contents) must stay inside the cell and off every other cell.
-      const overlaps = (await page.evaluate(`(() => {
-        const table = document.querySelector('[data-testid="comparison-examples"]');
-        const cells = [...table.querySelectorAll('th, td')];
-        const box = (r) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom });
-        const meets = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
-        // What a cell paints: the boxes of its text, leaving out text only screen readers get (clipped to 1 px).
-        const painted = (cell) => {
-          const rects = [];
-          const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            if (node.parentElement.closest('.visually-hidden')) continue;
-            const range = document.createRange();
-            range.selectNodeContents(node);
-            rects.push(...[...range.getClientRects()].filter((r) => r.width > 0));
-          }
-          if (rects.length === 0) return { left: 0, right: 0, top: 0, bottom: 0 };
-          return { left: Math.min(...rects.map((r) => r.left)), right: Math.max(...rects.map((r) => r.right)), top: Math.min(...rects.map((r) => r.top)), bottom: Math.max(...rects.map((r) => r.bottom)) };
-        };
-        const boxes = cells.map((cell) => ({ cell, own: box(cell.getBoundingClientRect()), content: painted(cell) }));
-        const problems = [];
-        for (const a of boxes) {
-          if (a.content.right - a.content.left === 0) continue;
-          if (a.content.left < a.own.left - 0.5 || a.content.right > a.own.right + 0.5) problems.push('outside its cell: ' + a.cell.textContent.slice(0, 40));
-          for (const b of boxes) if (b !== a && meets(a.content, b.own) && !b.cell.contains(a.cell) && !a.cell.contains(b.cell)) problems.push(a.cell.textContent.slice(0, 30) + ' over ' + b.cell.textContent.slice(0, 30));
-        }
-        return problems;
-      })()`)) as string[];
+      const overlaps = await paintedOverlaps();
       expect(overlaps, `at ${width} px`).toEqual([]);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -200,6 +208,10 @@ describe('dashboard: Evaluations', () => {
     expect(await examples.getByRole('row').filter({ hasText: 'Reset my password' }).textContent()).toMatch(/only in D.*Not in run A/);
     const japanC = examples.getByRole('row').filter({ hasText: 'Capital of Japan?' }).locator('[data-output="C"]');
     expect(await japanC.locator('ins').allTextContents()).toEqual(['The capital of Japan is ']);
+    // Four runs at 1024 px still leave every cell's text in its cell.
+    await page.setViewportSize({ width: 1024, height: 900 });
+    expect(await paintedOverlaps(), 'four runs at 1024 px').toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // The link of run C's Japan answer opens its predictAndScore call in its trace.
     const runs = (new URL(page.url()).searchParams.get('runs') ?? '').split(',');
