@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadOrCreateSecretFile } from '../../platform/internal-secret.js';
-import { REPO_ROOT } from '../support/processes.js';
+import { compiledEntry, REPO_ROOT } from '../support/processes.js';
 
 /**
  * Processes of one install (a process per core) start together and each asks for the same generated secret (the
@@ -33,7 +33,7 @@ async function expectSecretFileAlone(dir: string, answer: string): Promise<void>
 /** Runs the racing fixture in `processes` processes at once; each one's answers, per round. */
 async function raceInProcesses(dir: string, processes: number, rounds: number, calls: number): Promise<string[][][]> {
   const children = Array.from({ length: processes }, () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/support/fixtures/race-for-secret-files.ts'), dir, String(rounds), String(calls)], {
+    const child = spawn(process.execPath, [compiledEntry('test/support/fixtures/race-for-secret-files.ts'), dir, String(rounds), String(calls)], {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

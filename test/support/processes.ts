@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { inject } from 'vitest';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -11,9 +12,17 @@ export interface NodeProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Runs a TypeScript entry point of the repo as its own OS process (through tsx), capturing its output. */
+/**
+ * The JavaScript of a TypeScript entry point of the repo (`server/main.ts`), from the run's one-time transpilation
+ * (test/support/compiled-sources.ts, done in the global set-up).
+ */
+export function compiledEntry(entry: string): string {
+  return path.join(inject('compiledSourcesDir'), entry.replace(/\.ts$/, '.js'));
+}
+
+/** Runs a TypeScript entry point of the repo as its own OS process (its compiled JavaScript), capturing its output. */
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>, options: { input?: string } = {}): NodeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
+  const child = spawn(process.execPath, ['--enable-source-maps', compiledEntry(entry), ...args], {
     cwd: REPO_ROOT,
     // NODE_ENV=test (set by vitest) changes library behaviour (Apollo skips its signal handlers): run as users do.
     // One platform process unless a test asks for more (TRELLIS_PROCESSES; '' is npm start's default, one per core).

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from '../../../subgraphs/automations/test/receiver.js';
 import { createTestDatabase } from '../../support/database.js';
+import { compiledEntry } from '../../support/processes.js';
 
 /**
  * The platform runs as a child process (`node --import tsx server/main.ts`) on its own test database; the
@@ -22,7 +23,7 @@ let child: ChildProcess | undefined;
 const children: ChildProcess[] = [];
 
 async function startChild(): Promise<string> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const proc = spawn(process.execPath, [compiledEntry('server/main.ts')], {
     cwd: path.resolve(import.meta.dirname, '../../..'),
     env: {
       ...process.env,

@@ -7,6 +7,7 @@ import { startStandInUpstream, type StandInUpstream } from '../../../bench/infer
 import { freePort } from '../../../platform/db/embedded-postgres.js';
 import { chatCompletionChunks, graphqlWsClient, operationResults } from '../../support/graphql-ws.js';
 import { ADMIN_KEY, startTestPlatform, type TestPlatform } from '../../support/platform.js';
+import { compiledEntry } from '../../support/processes.js';
 
 /**
  * Distributed topology: the inference subgraph runs as its own service (server/serve-subgraph.ts) and the
@@ -24,7 +25,7 @@ beforeAll(async () => {
     env: { TRELLIS_SUBGRAPH_URLS: `inference=http://127.0.0.1:${port}/graphql`, TRELLIS_INTERNAL_SECRET: SECRET },
   });
   const root = path.resolve(import.meta.dirname, '../../..');
-  service = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/serve-subgraph.ts'), 'inference'], {
+  service = spawn(process.execPath, [compiledEntry('server/serve-subgraph.ts'), 'inference'], {
     cwd: root,
     env: {
       ...process.env,

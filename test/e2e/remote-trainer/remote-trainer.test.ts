@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../support/platform.js';
+import { compiledEntry } from '../../support/processes.js';
 
 /**
  * The remote trainer protocol end to end: the platform runs with TRELLIS_TRAINING_BACKEND=remote and a separate
@@ -11,7 +10,6 @@ import { startTestPlatform, type TestPlatform } from '../../support/platform.js'
  * adapter; the job ends exactly as with the embedded trainer. A worker that takes a lease and goes silent loses
  * it and the job is trained by the live worker.
  */
-const here = path.dirname(fileURLToPath(import.meta.url));
 let platform: TestPlatform;
 let worker: ChildProcess | undefined;
 let workerOutput = '';
@@ -49,7 +47,7 @@ async function call(method: string, route: string, body?: unknown) {
 }
 
 function startWorker(id: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'remote-worker.ts'), `${platform.url}/training`, platform.adminKey, id], {
+  const child = spawn(process.execPath, [compiledEntry('test/e2e/remote-trainer/remote-worker.ts'), `${platform.url}/training`, platform.adminKey, id], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (workerOutput += chunk));
