@@ -311,7 +311,7 @@ describe('dashboard: the trace view', () => {
     expect(harness.problems).toEqual([]);
   });
 
-  it('keeps names readable at 1024 px (the tree takes the width; long names end in an ellipsis with the full name in a title), axe clean', async () => {
+  it('keeps names readable at 1024 px (the tree takes the width; long names end in an ellipsis with the full name in a title), axe clean in light and dark', async () => {
     const { page } = harness;
     await page.setViewportSize({ width: 1024, height: 800 });
     try {
@@ -332,6 +332,13 @@ describe('dashboard: the trace view', () => {
     await page.getByTestId('chat-view').waitFor();
     await expect.poll(() => page.getByTestId('timeline-bar').count()).toBe(CALLS.length);
     await harness.checkAccessibility('trace view');
+    // Dark mode (the system setting): the same page, every colour from the variables.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await harness.checkAccessibility('trace view, dark');
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
     await harness.screenshot('trace');
   });
 });
