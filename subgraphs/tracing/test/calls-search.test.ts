@@ -14,6 +14,7 @@ import { traces } from './helpers.js';
 let platform: TestPlatform;
 const P = 'trellis/search';
 const BULK = 'trellis/search-bulk';
+const HUGE = 'trellis/search-huge';
 const t0 = Date.parse('2026-03-01T00:00:00.000Z');
 const at = (ms: number) => new Date(t0 + ms).toISOString();
 
@@ -91,6 +92,19 @@ describe('full-text search over inputs and outputs', () => {
     const ended = await traces(platform, '/call/end', { end: { project_id: P, id: 'running', ended_at: at(121_000), output: { note: 'Vectorised 1 image' }, summary: {} } });
     expect(ended.status).toBe(200);
     expect(await ids({ text: 'vectorised' })).toEqual(['running']);
+  });
+
+  it('stores a call whose text is too large for one tsvector, searchable by the beginning of its text', async () => {
+    // 150,000 distinct words (≈ 1.1 MB): indexed whole, their tsvector would pass PostgreSQL's 1 MB limit and fail the write.
+    const words = Array.from({ length: 150_000 }, (_, i) => `w${i}`).join(' ');
+    const started = await traces(platform, '/call/start', { start: { project_id: HUGE, id: 'huge', op_name: 'dump', started_at: at(300_000), attributes: {}, inputs: { note: 'bulk export' } } });
+    expect(started.status).toBe(200);
+    const ended = await traces(platform, '/call/end', { end: { project_id: HUGE, id: 'huge', ended_at: at(301_000), output: words, summary: {} } });
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+    expect(await ids({ text: 'w1000' }, 'search-huge')).toEqual(['huge']);
+    expect(await ids({ text: 'export' }, 'search-huge')).toEqual(['huge']);
+    // Past the first 50,000 characters of its text, a call is not indexed.
+    expect(await ids({ text: 'w149999' }, 'search-huge')).toEqual([]);
   });
 
   it('is served by the GIN index on search_vector, not by a scan of the calls', async () => {
