@@ -13,7 +13,9 @@ const COST_NOTE = 'its `cost` comes from the inference price table';
 @Resolver(() => Call)
 export class CallTokenUsageResolver {
   @FieldResolver(() => TokenUsage, {
-    description: `Tokens the call's summary.usage records per model (a parent's include its children's, as Weave rolls them up); ${COST_NOTE}`,
+    description:
+      `Tokens the call's summary.usage records per model (a parent's include its children's, as Weave rolls them up; none ` +
+      `when the read's columns leave out summary); ${COST_NOTE}`,
   })
   usage(@Root() call: Call): TokenUsage {
     return toTokenUsage(tokensOfSummary(call.summary));
