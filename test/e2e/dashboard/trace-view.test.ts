@@ -190,6 +190,8 @@ describe('dashboard: the trace view', () => {
     await expect.poll(() => row('tv-anthropic').getAttribute('aria-selected')).toBe('true');
     await expect.poll(() => page.getByTestId('call-detail').getAttribute('data-call-id')).toBe('tv-anthropic');
     expect(page.url()).toContain('call=tv-anthropic');
+    // The call ran for the admin (the key that recorded it): shown by name, not as an id.
+    expect(await page.getByTestId('call-user').textContent()).toBe('admin');
   });
 
   it('shows chat calls as conversations: OpenAI messages with a tool call, Anthropic blocks with tool use and result, plain messages; raw JSON on demand', async () => {

@@ -50,7 +50,8 @@ export function CallDetail({ id }: { id: string }) {
         </Fact>
         {call.wbUserId || call.wbRunId ? (
           <Fact term="User / run">
-            <ShortId id={call.wbUserId} />
+            {/* The platform user's name when the id is one of ours; ids of other systems as they are. */}
+            {call.user ? <span data-testid="call-user">{call.user.username}</span> : <ShortId id={call.wbUserId} />}
             {[call.wbRunId, call.wbRunStep].filter((value) => value !== null && value !== undefined).map((value) => ` · ${value}`)}
           </Fact>
         ) : null}
