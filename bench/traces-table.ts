@@ -271,6 +271,10 @@ async function measureInBrowser(base: string) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   try {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, timezoneId: 'UTC' });
+    // The time of the user's own event, read by `settle` (a new document starts at 0: its navigation).
+    await context.addInitScript(`for (const type of ['click', 'change', 'submit']) {
+      document.addEventListener(type, (event) => { window.__benchEventAt ??= event.timeStamp; }, { capture: true });
+    }`);
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     await page.goto(`${base}/ui/`);
@@ -303,23 +307,35 @@ async function measureInBrowser(base: string) {
       { name: 'search: a word in every call', target: 1000, reset: openList, run: () => search(page, 'answer') },
     ];
     console.log(`\nin the browser (Chromium ${browser.version()}, 50 rows a page, trace roots only): action → table settled`);
-    console.log('  (response p50: from the request sent to its response read, i.e. gateway, subgraphs and PostgreSQL; the rest is the browser)');
-    console.log(`${'case'.padEnd(32)} ${'p50'.padStart(10)} ${'p90'.padStart(10)} ${'max'.padStart(10)} ${'response p50'.padStart(13)}  target`);
+    console.log('  in page = from the user\'s event (click, change, submit; navigation start for a page load) to the table painted,');
+    console.log('  judged against the target; driver p50 adds Playwright\'s own steps before the event; its split: before = action to');
+    console.log('  request sent, response = request sent to response read (gateway, subgraphs, PostgreSQL), after = to the paint');
+    console.log(
+      `${'case'.padEnd(32)} ${'in page p50'.padStart(11)} ${'p90'.padStart(10)} ${'max'.padStart(10)} ${'driver p50'.padStart(11)} ${'before'.padStart(9)} ${'response'.padStart(10)} ${'after'.padStart(9)}  target`,
+    );
     for (const entry of cases) {
+      const inPage: number[] = [];
       const totals: number[] = [];
+      const befores: number[] = [];
       const responses: number[] = [];
       for (let round = -2; round < ROUNDS; round += 1) {
         await entry.reset();
         const timing = (await entry.run(round + 2)) as Timing;
         if (round < 0) continue; // two warm-up rounds: JIT, caches
+        inPage.push(timing.inPage);
         totals.push(timing.total);
+        befores.push(timing.before);
         responses.push(timing.response);
       }
       const total = summarize(totals);
-      const sorted = [...totals].sort((a, b) => a - b);
+      const user = summarize(inPage);
+      const sorted = [...inPage].sort((a, b) => a - b);
       const p90 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]!;
+      const before = summarize(befores).median;
+      const response = summarize(responses).median;
       console.log(
-        `${entry.name.padEnd(32)} ${fmt(total.median).padStart(10)} ${fmt(p90).padStart(10)} ${fmt(sorted.at(-1)!).padStart(10)} ${fmt(summarize(responses).median).padStart(13)}  < ${entry.target} ms ${total.median < entry.target ? 'met' : 'MISSED'}`,
+        `${entry.name.padEnd(32)} ${fmt(user.median).padStart(11)} ${fmt(p90).padStart(10)} ${fmt(sorted.at(-1)!).padStart(10)} ${fmt(total.median).padStart(11)} ` +
+          `${fmt(before).padStart(9)} ${fmt(response).padStart(10)} ${fmt(total.median - before - response).padStart(9)}  < ${entry.target} ms ${user.median < entry.target ? 'met' : 'MISSED'}`,
       );
     }
   } finally {
@@ -344,20 +360,31 @@ function search(page: Page, text: string): Promise<Timing> {
  * two animation frames (React has committed the rows and the browser has painted them).
  */
 interface Timing {
+  /** In the page: from the user's event (click, change, submit; navigation start for a page load) to the paint. */
+  inPage: number;
+  /** As the driver sees it: also Playwright's own steps before the event (finding the element, scrolling, IPC). */
   total: number;
+  /** From the action to the request leaving the page (React handling the action, the URL updated). */
+  before: number;
+  /** From the request sent to its response read (gateway, subgraphs, PostgreSQL). */
   response: number;
 }
 
 async function settle(page: Page, action: () => Promise<unknown>): Promise<Timing> {
+  await page.evaluate('window.__benchEventAt = undefined');
   const started = performance.now();
+  const startedEpoch = Date.now();
   const answered = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('TracesPage'));
   await action();
   const response = await answered;
   if (response.status() !== 200) throw new Error(`TracesPage: ${response.status()} ${await response.text()}`);
   const body = (await response.json()) as { errors?: unknown };
   if (body.errors) throw new Error(`TracesPage: ${JSON.stringify(body.errors)}`);
-  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
-  return { total: performance.now() - started, response: response.request().timing().responseEnd };
+  const inPage = (await page.evaluate(
+    'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - (window.__benchEventAt ?? 0)))))',
+  )) as number;
+  const timing = response.request().timing();
+  return { inPage, total: performance.now() - started, before: timing.startTime - startedEpoch, response: timing.responseEnd };
 }
 
 await main();

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { memo, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import { DataTable, useCursorPager } from '../components/DataTable';
 import { formatNumber } from '../components/Format';
@@ -56,6 +56,9 @@ export default function Traces() {
 
   const columns = useMemo(() => tracesColumns(target), [target?.entity, target?.project]); // eslint-disable-line react-hooks/exhaustive-deps
   const [hidden, toggleColumn] = useHiddenColumns(columns);
+  const pageCalls = useMemo(() => result.data?.project?.calls.edges.map((edge) => edge.node) ?? [], [result.data]);
+  // The chart follows in a render of its own, after the table has painted: the rows are what the reader waits for.
+  const chartCalls = useDeferredValue(pageCalls);
   const shown = useMemo(() => columns.filter((column) => !hidden.has(column.key)), [columns, hidden]);
 
   return (
@@ -101,7 +104,7 @@ export default function Traces() {
                   empty={filtered ? 'No calls match these filters.' : 'No calls in this project yet.'}
                 />
               </div>
-              <LatencyChart calls={result.data.project.calls.edges.map((edge) => edge.node)} />
+              <LatencyChart calls={chartCalls} />
             </>
           )}
         </section>
@@ -142,7 +145,7 @@ function ExportButtons({ params }: { params: TracesParams }) {
 }
 
 /** Latency of the calls on this page against their start: a quick look for outliers (ended calls only). */
-function LatencyChart({ calls }: { calls: TraceRow[] }) {
+const LatencyChart = memo(function LatencyChart({ calls }: { calls: TraceRow[] }) {
   const series: TimeSeries[] = useMemo(() => {
     const points = calls
       .filter((call) => call.startedAt && call.latencyMs !== null && call.latencyMs !== undefined)
@@ -152,4 +155,4 @@ function LatencyChart({ calls }: { calls: TraceRow[] }) {
   }, [calls]);
   if (series[0]!.points.length < 2) return null;
   return <TimeSeriesChart title="Latency of the calls on this page" series={series} height={140} yLabel="ms" />;
-}
+});
