@@ -17,11 +17,24 @@ export const INFERENCE_COMPLETIONS_EVENT = 'inference.completions';
 export const INFERENCE_COMPLETION_EVENT = 'inference.completion';
 
 /**
+ * Tracing → tracing's monitors: calls of a project that has an active monitor ended (their end was written). One event
+ * per written batch and project, published in the transaction that wrote the ends, and only for projects with an
+ * active monitor, so ingestion pays nothing for the others (payload TracingCallsEndedPayload;
+ * `event.entity`/`project` are the calls' project).
+ */
+export const TRACING_CALLS_ENDED_EVENT = 'tracing.calls_ended';
+
+export interface TracingCallsEndedPayload {
+  /** Ids of the calls whose end was written (a call may appear again in a later event, e.g. re-ended). */
+  call_ids: string[];
+}
+
+/**
  * Event types deleted from the outbox as soon as every durable consumer of the type has applied them, whatever the
  * event retention: they carry whole requests and answers (a flush's traced completions each), their consumer turned
  * them into rows of its own (calls), and kept they would be most of the event log's size.
  */
-export const PRUNED_ONCE_CONSUMED_EVENT_TYPES: readonly string[] = [INFERENCE_COMPLETIONS_EVENT, INFERENCE_COMPLETION_EVENT];
+export const PRUNED_ONCE_CONSUMED_EVENT_TYPES: readonly string[] = [INFERENCE_COMPLETIONS_EVENT, INFERENCE_COMPLETION_EVENT, TRACING_CALLS_ENDED_EVENT];
 
 /** A completed Weave call (start and end fields together). */
 export interface CompletedCallRecord {
@@ -94,6 +107,27 @@ export type TrainingRunKilledPayload = TrainingRunRef;
 
 export interface TrainingRunFailedPayload extends TrainingRunRef {
   error_message: string;
+}
+
+/**
+ * Family C → registry: a checkpoint was promoted — a named alias (`production`) of the model now points at the
+ * checkpoint of `step`, wherever it pointed before. The registry moves the same alias onto that checkpoint's
+ * artifact version (ADD_ARTIFACT_ALIAS, which automations watch, and what inference resolves
+ * `{entity}/{project}/{model}:{alias}` through). Published in the transaction that moves the alias;
+ * `event.entity`/`project` are the model's, `event.author` the promoter's username.
+ */
+export const TRAINING_CHECKPOINT_PROMOTED_EVENT = 'training.checkpoint_promoted';
+
+export interface TrainingCheckpointPromotedPayload {
+  /** User id of whoever promoted it. */
+  author_id: string;
+  model_id: string;
+  model_name: string;
+  base_model: string;
+  step: number;
+  alias: string;
+  /** The step the alias pointed at before (null: it was new). */
+  previous_step: number | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
-import { migrateEvents, PlatformEventStream } from '../../platform/events/index.js';
+import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import { RetentionWorker } from '../../platform/db/retention-worker.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
 import { InferenceCallRecorder } from './inference-calls/inference-call-recorder.js';
@@ -12,6 +12,11 @@ import { EvaluationProjectResolver } from './evaluation/evaluation.resolver.js';
 import { EvaluationService } from './evaluation/evaluation.service.js';
 import { FeedbackResolver } from './feedback/feedback.resolver.js';
 import { FeedbackService } from './feedback/feedback.service.js';
+import { EndedCallsPublisher } from './monitor/ended-calls-publisher.js';
+import { MonitorConsumer } from './monitor/monitor-consumer.js';
+import { MonitorResolver } from './monitor/monitor.resolver.js';
+import { MonitorService } from './monitor/monitor.service.js';
+import { MonitoredProjects } from './monitor/monitored-projects.js';
 import { ObjectResolver } from './object/object.resolver.js';
 import { ObjectService } from './object/object.service.js';
 import { Project, TracingProjectResolver } from './project/project.resolver.js';
@@ -29,14 +34,18 @@ import { tokenUsageReferences } from './usage/token-usage.type.js';
 export const tracingSubgraph = defineSubgraph<TracingServices>({
   name: 'tracing',
   migrations: tracingMigrations,
-  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver],
+  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver, MonitorResolver],
   orphanedTypes: [Project],
   createServices: async ({ store, db: connection, config, logger }) => {
     await migrateEvents(connection.root);
     const db = store as Kysely<TracingDatabase>;
-    const calls = new CallService(db);
+    // One LISTEN connection for the event stream and the monitored projects' wake-ups.
+    const listener = new NotificationListener(String(connection.pool.options.connectionString), logger);
+    const monitoredProjects = new MonitoredProjects(db, logger.child({ component: 'monitored-projects' }));
+    await monitoredProjects.start(listener);
+    const calls = new CallService(db, new EndedCallsPublisher(monitoredProjects));
     const feedback = new FeedbackService(db, connection.pool);
-    const events = new PlatformEventStream(connection.root, String(connection.pool.options.connectionString), logger);
+    const events = new PlatformEventStream(connection.root, listener, logger);
     const traceRetention = new TraceRetentionService(db, loadTracingConfig(config).traceRetentionDays);
     const traceRetentionWorker = new RetentionWorker('tracing-trace-retention', () => traceRetention.passes(), config.retention, logger.child({ worker: 'trace-retention' }));
     return {
@@ -47,6 +56,9 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
       evaluations: new EvaluationService(db),
       tokenUsage: new TokenUsageService(db),
       events,
+      listener,
+      monitoredProjects,
+      monitors: new MonitorService(db, monitoredProjects),
       db,
       traceRetention,
       traceRetentionWorker,
@@ -55,8 +67,15 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
   references: () => ({ Project: passThroughReference, ...tokenUsageReferences }),
   // Family B's completions for a named project arrive as platform events and become calls here.
   // Traces past their project's retention are deleted in the background.
-  workers: ({ db, events, traceRetentionWorker }, { logger }) => [new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' })), traceRetentionWorker],
-  onStop: async ({ events }) => {
+  // Monitors score the calls of their projects as their ends are written.
+  workers: ({ db, events, traceRetentionWorker }, { logger }) => [
+    new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' })),
+    traceRetentionWorker,
+    new MonitorConsumer(db, events, logger.child({ worker: 'monitors' })),
+  ],
+  onStop: async ({ events, listener, monitoredProjects }) => {
+    monitoredProjects.stop();
     await events.close();
+    await listener.close();
   },
 });

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { RetentionWorker } from '../../platform/db/retention-worker.js';
-import type { PlatformEventStream } from '../../platform/events/index.js';
+import type { NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import type { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
 import type { EvaluationService } from './evaluation/evaluation.service.js';
 import type { FeedbackService } from './feedback/feedback.service.js';
+import type { MonitorService } from './monitor/monitor.service.js';
+import type { MonitoredProjects } from './monitor/monitored-projects.js';
 import type { ObjectService } from './object/object.service.js';
 import type { TraceRetentionService } from './retention/trace-retention.service.js';
 import type { ScoreService } from './score/score.service.js';
@@ -21,6 +23,12 @@ export interface TracingServices {
   tokenUsage: TokenUsageService;
   /** Platform events this subgraph consumes (inference completions). */
   events: PlatformEventStream;
+  /** The process's LISTEN connection (event stream, monitored projects). */
+  listener: NotificationListener;
+  /** Projects with an active monitor, in memory (what call ingestion asks). */
+  monitoredProjects: MonitoredProjects;
+  /** Monitors (online evaluation) of projects. */
+  monitors: MonitorService;
   db: Kysely<TracingDatabase>;
   /** How long each project's traces are kept (its setting, the platform default). */
   traceRetention: TraceRetentionService;

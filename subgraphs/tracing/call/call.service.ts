@@ -19,6 +19,7 @@ import {
   type CompletedCallsBody,
 } from './call.schemas.js';
 import { callKey, callStore, type CallEndRow, type CallSort, type CallStartRow, type CallsFilterInput } from './call.store.js';
+import type { EndedCallsPublisher } from '../monitor/ended-calls-publisher.js';
 import { expandCallRefs } from './ref-expansion.js';
 import { CallStartBatcher } from './start-batcher.js';
 
@@ -38,7 +39,11 @@ export interface Writer {
 export class CallService {
   private readonly batcher: CallStartBatcher;
 
-  constructor(private readonly db: Kysely<TracingDatabase>) {
+  /** `endedCalls`: publishes the ends written for projects with an active monitor (none: monitors never hear of calls). */
+  constructor(
+    private readonly db: Kysely<TracingDatabase>,
+    private readonly endedCalls?: EndedCallsPublisher,
+  ) {
     this.batcher = new CallStartBatcher(db);
   }
 
@@ -54,7 +59,8 @@ export class CallService {
     const { end } = validateOrThrow(CallEndBody, body, 'body');
     const row = toEndRow(end, ['body', 'end']);
     authorizeProjects(writer, [row.project_id]);
-    await callStore.applyEnds(this.db, [row]);
+    if (this.endedCalls) await this.endedCalls.writeEnds(this.db, [row], writer.userId, (db) => callStore.applyEnds(db, [row]));
+    else await callStore.applyEnds(this.db, [row]);
   }
 
   /** `/call/upsert_batch`: every start in one multi-row INSERT and every end in one, in one transaction. */
@@ -87,7 +93,9 @@ export class CallService {
 
     const traceIds = await this.db.transaction().execute(async (trx) => {
       const written = await callStore.insertStarts(trx, dedupe(starts, 'first'));
-      await callStore.applyEnds(trx, dedupe(ends, 'last'));
+      const ended = dedupe(ends, 'last');
+      await callStore.applyEnds(trx, ended);
+      await this.endedCalls?.publish(trx, ended, writer.userId);
       return written;
     });
     return slots.map((slot) =>
@@ -127,8 +135,9 @@ export class CallService {
     });
     if (issues.length > 0) throw new ValidationFailedError(issues);
     authorizeProjects(writer, [projectId]);
-    // One statement: no transaction of its own needed.
-    await callStore.insertCompleted(this.db, rows);
+    // One statement: no transaction of its own needed (unless monitors must hear of the calls).
+    if (this.endedCalls) await this.endedCalls.writeEnds(this.db, rows, writer.userId, (db) => callStore.insertCompleted(db, rows));
+    else await callStore.insertCompleted(this.db, rows);
   }
 
   /** Writes one complete call of the evaluation API (prediction, run, score) inside the caller's transaction. */

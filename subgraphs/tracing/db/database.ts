@@ -97,6 +97,36 @@ export interface ProjectSettingsTable {
   updated_at: ColumnType<Date, Date | undefined, Date | undefined>;
 }
 
+/** A monitor: a scorer applied to a project's new calls (subgraphs/tracing/monitor). */
+export interface MonitorsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  op_names: string[];
+  /** Attribute key → the value it must equal (JSON). */
+  attributes: Json;
+  roots_only: boolean;
+  sampling_rate: number;
+  /** The scorer's definition (MonitorScorer, validated when saved). */
+  scorer: Json;
+  active: boolean;
+  /** User id of whoever created it: its scores' feedback is written as theirs. */
+  created_by: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  updated_at: ColumnType<Date, Date | undefined, Date | undefined>;
+}
+
+/** What a monitor did with a call, once: the primary key (monitor_id, call_id) makes scoring once-only. */
+export interface MonitorResultsTable {
+  monitor_id: string;
+  call_id: string;
+  outcome: 'scored' | 'skipped' | 'failed';
+  score: number | null;
+  reason: string | null;
+  latency_ms: number | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface TracingDatabase {
   event_cursors: EventCursorsTable;
   calls: CallsTable;
@@ -106,4 +136,6 @@ export interface TracingDatabase {
   files: FilesTable;
   feedback: FeedbackTable;
   project_settings: ProjectSettingsTable;
+  monitors: MonitorsTable;
+  monitor_results: MonitorResultsTable;
 }

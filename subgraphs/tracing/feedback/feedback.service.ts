@@ -83,33 +83,7 @@ export class FeedbackService {
 
   /** Also used by score creation, inside its transaction. */
   async insert(db: Kysely<TracingDatabase> | Transaction<TracingDatabase>, writer: Writer, request: FeedbackCreateBody): Promise<FeedbackRow> {
-    const ratings = Object.entries(request.scorer_ratings ?? {});
-    const createdAt = new Date();
-    const row: FeedbackRow = {
-      project_id: request.project_id,
-      id: uuidv7(),
-      weave_ref: request.weave_ref,
-      feedback_type: request.feedback_type,
-      payload: request.payload,
-      creator: request.creator ?? null,
-      runnable_ref: request.runnable_ref ?? null,
-      call_ref: request.call_ref ?? null,
-      trigger_ref: request.trigger_ref ?? null,
-      annotation_ref: request.annotation_ref ?? null,
-      wb_user_id: writer.userId,
-      created_at: createdAt,
-      created_ms: createdAt.getTime(),
-      scorer_id: objectNameOfRef(request.runnable_ref),
-      monitor_id: objectNameOfRef(request.trigger_ref),
-      span_type: spanTypeOfRef(request.weave_ref),
-      scorer_tags: request.scorer_tags ?? [],
-      scorer_rating_names: ratings.map(([name]) => name),
-      scorer_rating_values: ratings.map(([, value]) => value),
-      rating: request.scorer_ratings?.[PRIMARY_RATING] ?? null,
-      span_agent_name: request.span_agent_name ?? null,
-      span_agent_version: request.span_agent_version ?? null,
-      span_status_code: request.span_status_code ?? 'UNSET',
-    };
+    const row = feedbackRowOf(writer.userId, request);
     await feedbackStore.insert(db, row);
     return row;
   }
@@ -169,6 +143,38 @@ export class FeedbackService {
 }
 
 /** Bins of a rating histogram over a continuous range: the default, and the most a caller may ask for. */
+/** The stored row of a feedback request by user `userId` (its derived columns: scorer, monitor, span type, ratings). */
+export function feedbackRowOf(userId: string, request: FeedbackCreateBody): FeedbackRow {
+  const ratings = Object.entries(request.scorer_ratings ?? {});
+  const createdAt = new Date();
+  const row: FeedbackRow = {
+    project_id: request.project_id,
+    id: uuidv7(),
+    weave_ref: request.weave_ref,
+    feedback_type: request.feedback_type,
+    payload: request.payload,
+    creator: request.creator ?? null,
+    runnable_ref: request.runnable_ref ?? null,
+    call_ref: request.call_ref ?? null,
+    trigger_ref: request.trigger_ref ?? null,
+    annotation_ref: request.annotation_ref ?? null,
+    wb_user_id: userId,
+    created_at: createdAt,
+    created_ms: createdAt.getTime(),
+    scorer_id: objectNameOfRef(request.runnable_ref),
+    monitor_id: objectNameOfRef(request.trigger_ref),
+    span_type: spanTypeOfRef(request.weave_ref),
+    scorer_tags: request.scorer_tags ?? [],
+    scorer_rating_names: ratings.map(([name]) => name),
+    scorer_rating_values: ratings.map(([, value]) => value),
+    rating: request.scorer_ratings?.[PRIMARY_RATING] ?? null,
+    span_agent_name: request.span_agent_name ?? null,
+    span_agent_version: request.span_agent_version ?? null,
+    span_status_code: request.span_status_code ?? 'UNSET',
+  };
+  return row;
+}
+
 export const RATING_HISTOGRAM_BINS = { default: 10, max: 50 } as const;
 /** Whole-number ratings get one bin per value up to this many values (a 1–5 or 0–10 scale). */
 const MAX_WHOLE_NUMBER_BINS = 21;

@@ -24,6 +24,12 @@ export const feedbackStore = {
     await db.insertInto('feedback').values({ ...row, payload: JSON.stringify(row.payload) as never }).execute();
   },
 
+  /** Several records in one statement (the rollup triggers then run once for all of them). */
+  async insertMany(db: Db, rows: (Omit<FeedbackTable, 'created_at'> & { created_at: Date })[]): Promise<void> {
+    if (rows.length === 0) return;
+    await db.insertInto('feedback').values(rows.map((row) => ({ ...row, payload: JSON.stringify(row.payload) as never }))).execute();
+  },
+
   /** Feedback of a project: by refs and a compiled `query`, in `sort_by` order, then oldest (newest) first. */
   /** Deletes one record; resolves with whether it existed. The rollups follow through their delete triggers. */
   async delete(db: Db, projectId: string, id: string): Promise<boolean> {

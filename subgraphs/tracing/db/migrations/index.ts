@@ -7,6 +7,8 @@ import * as feedbackRatingCdf from './2026-11-22T0100-feedback-rating-cdf.js';
 import * as renderedRollupMaps from './2026-11-22T0300-rendered-rollup-maps.js';
 import * as projectSettings from './2026-11-28T0500-project-settings.js';
 import * as callSearch from './2026-11-28T0600-call-search.js';
+import * as callListOrder from './2026-11-28T0700-call-list-order.js';
+import * as monitors from './2026-11-28T0700-monitors.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -18,4 +20,6 @@ export const tracingMigrations: Migrations = {
   '2026-11-22T0300-rendered-rollup-maps': renderedRollupMaps,
   '2026-11-28T0500-project-settings': projectSettings,
   '2026-11-28T0600-call-search': callSearch,
+  '2026-11-28T0700-call-list-order': callListOrder,
+  '2026-11-28T0700-monitors': monitors,
 };

@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import { TRACING_CALLS_ENDED_EVENT, type TracingCallsEndedPayload } from '../../../platform/events/contracts.js';
+import { claimEventCursor, claimEvents, loadEventCursor } from '../../../platform/events/event-cursor.js';
+import { PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { TracingDatabase } from '../db/database.js';
+import { monitorOf } from './monitor-definition.js';
+import { applyMonitors } from './monitor-scoring.js';
+import { monitorStore } from './monitor.store.js';
+
+const CONSUMER = 'tracing-monitors';
+
+/**
+ * Scores ended calls with their project's active monitors: consumes `tracing.calls_ended` events (a written batch's
+ * ended calls of one monitored project each) and, in one transaction per batch of events, claims them
+ * (claimEvents: processes consuming at once apply each event once, the cursor never moves back), reads the active
+ * monitors and the calls, and records results and score feedback (applyMonitors: once per monitor and call, whatever
+ * is delivered again). A monitor paused or deleted before its event is applied scores nothing from it.
+ */
+export class MonitorConsumer extends PlatformEventConsumer {
+  readonly name = CONSUMER;
+  /** Each event names up to a written batch of calls (upsert_batch: hundreds): 20 events at most are scored together. */
+  protected override readonly batchSize = 20;
+  /** Ingestion publishes an event per write; gathered for this long, several are scored in one transaction. */
+  protected override readonly gatherMs = 100;
+
+  constructor(
+    private readonly db: Kysely<TracingDatabase>,
+    stream: PlatformEventStream,
+    logger: Logger,
+  ) {
+    super(stream, new Set([TRACING_CALLS_ENDED_EVENT]), logger);
+  }
+
+  protected loadCursor(): Promise<string | undefined> {
+    return loadEventCursor(this.db, CONSUMER);
+  }
+
+  protected apply(event: PlatformEvent): Promise<void> {
+    return this.applyBatch([event]);
+  }
+
+  protected override async applyBatch(events: PlatformEvent[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const fresh = await claimEvents(trx, CONSUMER, events);
+      const idsByProject = new Map<string, Set<string>>();
+      for (const event of fresh) {
+        if (!event.project) continue;
+        const projectId = `${event.entity}/${event.project}`;
+        let ids = idsByProject.get(projectId);
+        if (!ids) idsByProject.set(projectId, (ids = new Set()));
+        for (const id of (event.payload as unknown as TracingCallsEndedPayload).call_ids ?? []) ids.add(id);
+      }
+      const monitors = (await monitorStore.active(trx, [...idsByProject.keys()])).map(monitorOf);
+      for (const [projectId, ids] of idsByProject) {
+        const own = monitors.filter((monitor) => monitor.projectId === projectId);
+        if (own.length === 0) continue;
+        await applyMonitors(trx, own, await monitorStore.endedCalls(trx, projectId, [...ids]));
+      }
+    });
+  }
+
+  protected async passOver(event: PlatformEvent): Promise<void> {
+    await this.db.transaction().execute((trx) => claimEventCursor(trx, CONSUMER, event.cursor));
+  }
+}

@@ -1,0 +1,107 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { MonitorResultsTable, MonitorsTable, TracingDatabase } from '../db/database.js';
+import type { MonitoredCall } from './monitored-call.js';
+
+type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
+
+export type MonitorRow = Selectable<MonitorsTable>;
+export type NewMonitorRow = Omit<MonitorRow, 'created_at' | 'updated_at'>;
+export type MonitorResultRow = Omit<MonitorResultsTable, 'created_at'>;
+
+/** Outcome counts and latency of one monitor's results. */
+export interface MonitorStatsRow {
+  monitor_id: string;
+  scored: number;
+  skipped: number;
+  failed: number;
+  mean_latency_ms: number | null;
+  mean_score: number | null;
+}
+
+const MONITORED_CALL_COLUMNS = ['project_id', 'id', 'op_name', 'parent_id', 'attributes', 'inputs', 'output', 'summary', 'exception'] as const;
+
+export const monitorStore = {
+  async insert(db: Db, row: NewMonitorRow): Promise<MonitorRow> {
+    return db
+      .insertInto('monitors')
+      .values({ ...row, attributes: JSON.stringify(row.attributes) as never, scorer: JSON.stringify(row.scorer) as never })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  },
+
+  async update(db: Db, projectId: string, id: string, fields: Partial<Omit<NewMonitorRow, 'id' | 'project_id' | 'created_by'>>): Promise<MonitorRow | undefined> {
+    const values: Record<string, unknown> = { ...fields, updated_at: sql`now()` };
+    if ('attributes' in fields) values.attributes = JSON.stringify(fields.attributes);
+    if ('scorer' in fields) values.scorer = JSON.stringify(fields.scorer);
+    return db.updateTable('monitors').set(values as never).where('project_id', '=', projectId).where('id', '=', id).returningAll().executeTakeFirst();
+  },
+
+  async delete(db: Db, projectId: string, id: string): Promise<boolean> {
+    const result = await db.deleteFrom('monitors').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
+  list(db: Db, projectId: string): Promise<MonitorRow[]> {
+    return db.selectFrom('monitors').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute();
+  },
+
+  get(db: Db, projectId: string, id: string): Promise<MonitorRow | undefined> {
+    return db.selectFrom('monitors').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** The active monitors of these projects. */
+  active(db: Db, projectIds: string[]): Promise<MonitorRow[]> {
+    if (projectIds.length === 0) return Promise.resolve([]);
+    return db.selectFrom('monitors').selectAll().where('active', '=', true).where('project_id', 'in', projectIds).execute();
+  },
+
+  /** Projects with at least one active monitor. */
+  async monitoredProjects(db: Db): Promise<string[]> {
+    return (await db.selectFrom('monitors').select('project_id').distinct().where('active', '=', true).execute()).map((row) => row.project_id);
+  },
+
+  /** Those of the calls that have both their start and their end recorded (an end that came first waits for its start). */
+  async endedCalls(db: Db, projectId: string, ids: string[]): Promise<MonitoredCall[]> {
+    if (ids.length === 0) return [];
+    return (await db
+      .selectFrom('calls')
+      .select(MONITORED_CALL_COLUMNS)
+      .where('project_id', '=', projectId)
+      .where('id', 'in', ids)
+      .where('ended_at', 'is not', null)
+      .where('started_at', 'is not', null)
+      .execute()) as MonitoredCall[];
+  },
+
+  /**
+   * Records results; resolves with the keys (`monitor_id/call_id`) of those that went in — a result already there (a
+   * redelivered event, another process, an earlier backfill) is left as it is, and its caller must not score again.
+   */
+  async insertResults(db: Db, rows: MonitorResultRow[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const inserted = await db
+      .insertInto('monitor_results')
+      .values(rows)
+      .onConflict((conflict) => conflict.columns(['monitor_id', 'call_id']).doNothing())
+      .returning(['monitor_id', 'call_id'])
+      .execute();
+    return new Set(inserted.map((row) => resultKey(row.monitor_id, row.call_id)));
+  },
+
+  async stats(db: Db, monitorIds: string[]): Promise<MonitorStatsRow[]> {
+    if (monitorIds.length === 0) return [];
+    const { rows } = await sql<MonitorStatsRow>`
+      select monitor_id,
+        count(*) filter (where outcome = 'scored')::int as scored,
+        count(*) filter (where outcome = 'skipped')::int as skipped,
+        count(*) filter (where outcome = 'failed')::int as failed,
+        avg(latency_ms) filter (where outcome <> 'skipped') as mean_latency_ms,
+        avg(score) filter (where outcome = 'scored') as mean_score
+      from tracing.monitor_results
+      where monitor_id = any(${monitorIds}::uuid[])
+      group by monitor_id`.execute(db);
+    return rows;
+  },
+};
+
+export const resultKey = (monitorId: string, callId: string) => `${monitorId}/${callId}`;

@@ -1,0 +1,74 @@
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
+import type { MonitorDefinition } from './monitor-definition.js';
+import type { MonitorWithStats } from './monitor.service.js';
+
+// simpleResolvers: plain properties, read by graphql-js's default resolver.
+@ObjectType({ description: 'Which calls a monitor looks at', simpleResolvers: true })
+export class MonitorFilter {
+  @Field(() => [String], { description: 'Only calls of these ops (by name or op ref); empty: every op' }) opNames!: string[];
+  @Field(() => JSONObjectScalar, { description: 'Only calls whose attributes have these keys equal to these values' }) attributes!: Record<string, unknown>;
+  @Field(() => Boolean, { description: 'Only trace roots (calls without a parent)' }) rootsOnly!: boolean;
+}
+
+@ObjectType({ description: "A monitor's scorer: a built-in check and its settings", simpleResolvers: true })
+export class MonitorScorer {
+  @Field(() => String, { description: 'The check, as MonitorScorerKind names it: REGEX, JSON_SCHEMA, LENGTH, CONTAINS or EQUALS' }) kind!: string;
+  @Field(() => String, { description: 'The call field checked (a dotted path such as `output` or `output.answer`)' }) field!: string;
+  @Field(() => String, { nullable: true, description: 'regex: the pattern (RE2 syntax)' }) pattern!: string | null;
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'json_schema: the JSON Schema the field must satisfy' }) jsonSchema!: Record<string, unknown> | null;
+  @Field(() => Int, { nullable: true, description: 'length: the least length, in characters' }) minLength!: number | null;
+  @Field(() => Int, { nullable: true, description: 'length: the greatest length, in characters' }) maxLength!: number | null;
+  @Field(() => String, { nullable: true, description: 'contains/equals: the call field compared with' }) otherField!: string | null;
+}
+
+@ObjectType({ description: 'What a monitor has done: calls scored, passed over by sampling, failed, and its scoring latency', simpleResolvers: true })
+export class MonitorStats {
+  @Field(() => Int, { description: 'Calls scored (each has a feedback record with the score)' }) scored!: number;
+  @Field(() => Int, { description: 'Matching calls its sampling rate passed over' }) skippedBySampling!: number;
+  @Field(() => Int, { description: 'Calls it could not score (e.g. the field checked was absent)' }) failed!: number;
+  @Field(() => Float, { nullable: true, description: 'Mean time the scorer took per call, in milliseconds (scored and failed calls)' }) meanLatencyMs!: number | null;
+  @Field(() => Float, { nullable: true, description: 'Mean score of the scored calls' }) meanScore!: number | null;
+}
+
+@ObjectType({ description: "A monitor (online evaluation): a scorer applied to a sample of a project's new calls, its scores written as feedback", simpleResolvers: true })
+export class Monitor {
+  @Field(() => String, { description: 'The monitor id (UUIDv7)' }) id!: string;
+  @Field(() => String, { description: 'The project, as `<entity>/<project>`' }) projectId!: string;
+  @Field(() => String, { description: 'Its name, unique in the project; its scores are feedback of type `wandb.runnable.<name>`' }) name!: string;
+  @Field(() => String, { description: 'The monitor as an object ref: the runnable_ref and trigger_ref of its scores' }) ref!: string;
+  @Field(() => MonitorFilter, { description: 'Which calls it looks at' }) filter!: MonitorFilter;
+  @Field(() => Float, { description: 'The share of matching calls scored, in (0, 1]' }) samplingRate!: number;
+  @Field(() => MonitorScorer, { description: 'How calls are scored' }) scorer!: MonitorScorer;
+  @Field(() => Boolean, { description: 'Whether it scores new calls (false: paused)' }) active!: boolean;
+  @Field(() => Date, { description: 'When it was created' }) createdAt!: Date;
+  @Field(() => Date, { description: 'When it was last changed' }) updatedAt!: Date;
+  @Field(() => MonitorStats, { nullable: true, description: 'Its counts so far (listed monitors; null in mutation answers)' }) stats!: MonitorStats | null;
+}
+
+export function toMonitor(monitor: MonitorDefinition | MonitorWithStats, ref: string): Monitor {
+  const stats = 'stats' in monitor ? monitor.stats : null;
+  return {
+    id: monitor.id,
+    projectId: monitor.projectId,
+    name: monitor.name,
+    ref,
+    filter: { opNames: monitor.filter.op_names, attributes: monitor.filter.attributes, rootsOnly: monitor.filter.roots_only },
+    samplingRate: monitor.samplingRate,
+    scorer: {
+      kind: monitor.scorer.kind.toUpperCase(),
+      field: monitor.scorer.field ?? 'output',
+      pattern: monitor.scorer.pattern ?? null,
+      jsonSchema: (monitor.scorer.json_schema as Record<string, unknown> | undefined) ?? null,
+      minLength: monitor.scorer.min_length ?? null,
+      maxLength: monitor.scorer.max_length ?? null,
+      otherField: monitor.scorer.other_field ?? null,
+    },
+    active: monitor.active,
+    createdAt: monitor.createdAt,
+    updatedAt: monitor.updatedAt,
+    stats: stats
+      ? { scored: stats.scored, skippedBySampling: stats.skipped, failed: stats.failed, meanLatencyMs: stats.mean_latency_ms, meanScore: stats.mean_score }
+      : null,
+  };
+}

@@ -1,0 +1,312 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRACING_CALLS_ENDED_EVENT } from '../../../platform/events/contracts.js';
+import { publishEvents } from '../../../platform/events/index.js';
+import { createTestDatabase } from '../../../test/support/database.js';
+import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
+import { isSampled } from '../monitor/call-selection.js';
+import type { TracingServices } from '../services.js';
+import { startOf, traces } from './helpers.js';
+
+/**
+ * Monitors score a project's calls as their ends are written, through a platform event per written batch and a
+ * durable consumer: built-in checks, the filter, deterministic sampling, pause, once per (monitor, call) across
+ * processes and redelivered events, and the admin-only, validated definition. Everything goes through real HTTP
+ * (REST ingestion as the Weave SDKs send it, GraphQL for monitors) on two platforms sharing one database.
+ */
+let platform: TestPlatform;
+let second: TestPlatform;
+
+beforeAll(async () => {
+  const databaseUrl = await createTestDatabase();
+  platform = await startTestPlatform({ databaseUrl });
+  second = await startTestPlatform({ databaseUrl });
+}, 120_000);
+afterAll(async () => {
+  await second?.close();
+  await platform?.close();
+});
+
+const MONITOR_FIELDS = `id name ref active samplingRate filter { opNames attributes rootsOnly } scorer { kind field pattern jsonSchema minLength maxLength otherField }`;
+const CREATE = `mutation($entity: String!, $project: String!, $input: MonitorInput!) { createMonitor(entity: $entity, project: $project, input: $input) { ${MONITOR_FIELDS} } }`;
+const PAUSE = `mutation($entity: String!, $project: String!, $id: String!) { pauseMonitor(entity: $entity, project: $project, id: $id) { id active } }`;
+const RESUME = `mutation($entity: String!, $project: String!, $id: String!) { resumeMonitor(entity: $entity, project: $project, id: $id) { id active } }`;
+const LIST = `query($entity: String!, $name: String!) { project(entity: $entity, name: $name) { monitors { ${MONITOR_FIELDS} stats { scored skippedBySampling failed meanLatencyMs meanScore } } } }`;
+
+interface Stats {
+  scored: number;
+  skippedBySampling: number;
+  failed: number;
+  meanLatencyMs: number | null;
+  meanScore: number | null;
+}
+
+const projects = new Set<string>();
+
+/** The identity project (the graph's `project` field needs one; calls need none). */
+async function ensureProject(project: string): Promise<void> {
+  if (projects.has(project)) return;
+  projects.add(project);
+  const { body } = await platform.graphql('mutation($name: String!) { createProject(entity: "trellis", name: $name) { fullName } }', { name: project });
+  expect(body.errors).toBeUndefined();
+}
+
+async function createMonitor(project: string, input: Record<string, unknown>, on = platform): Promise<{ id: string; ref: string }> {
+  await ensureProject(project);
+  const { body } = await on.graphql(CREATE, { entity: 'trellis', project, input });
+  expect(body.errors).toBeUndefined();
+  return body.data.createMonitor;
+}
+
+async function monitors(project: string): Promise<{ id: string; name: string; stats: Stats }[]> {
+  await ensureProject(project);
+  const { body } = await platform.graphql(LIST, { entity: 'trellis', name: project });
+  expect(body.errors).toBeUndefined();
+  return body.data.project.monitors;
+}
+
+async function statsOf(project: string, id: string): Promise<Stats> {
+  return (await monitors(project)).find((monitor) => monitor.id === id)!.stats;
+}
+
+/** Waits until the monitor has looked at `total` calls (scored + skipped + failed). */
+async function settled(project: string, id: string, total: number): Promise<Stats> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const stats = await statsOf(project, id);
+    if (stats.scored + stats.skippedBySampling + stats.failed >= total || Date.now() > deadline) return stats;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+type Call = { id: string; output: unknown; op_name?: string; parent_id?: string; trace_id?: string; attributes?: Record<string, unknown>; inputs?: Record<string, unknown> };
+
+/** Starts and ends each call with one `/call/start` and one `/call/end` (the JS SDK's way). */
+async function startAndEnd(projectId: string, calls: Call[], on = platform): Promise<void> {
+  for (const call of calls) {
+    const { output, ...start } = call;
+    expect((await traces(on, '/call/start', startOf(projectId, start))).status).toBe(200);
+    const end = await traces(on, '/call/end', { end: { project_id: projectId, id: call.id, ended_at: new Date().toISOString(), output, summary: {} } });
+    expect(end.status).toBe(200);
+  }
+}
+
+/** Starts and ends the calls in one `/call/upsert_batch` (the Python SDK's way). */
+async function upsertBatch(projectId: string, calls: Call[], on = platform): Promise<void> {
+  const batch = calls.flatMap(({ output, ...start }) => [
+    { mode: 'start', req: startOf(projectId, start) },
+    { mode: 'end', req: { end: { project_id: projectId, id: start.id, ended_at: new Date().toISOString(), output, summary: {} } } },
+  ]);
+  expect((await traces(on, '/call/upsert_batch', { batch })).status).toBe(200);
+}
+
+async function feedbackOf(projectId: string, type: string): Promise<{ weave_ref: string; payload: any; runnable_ref: string; trigger_ref: string; feedback_type: string }[]> {
+  const response = await traces(platform, '/feedback/query', {
+    project_id: projectId,
+    query: { $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: type }] } },
+    limit: 10_000,
+  });
+  expect(response.status).toBe(200);
+  return response.body.result;
+}
+
+const callIdOf = (ref: string) => ref.split('/').at(-1)!;
+let nextId = 0;
+const newId = (prefix: string) => `${prefix}-${++nextId}`;
+
+describe('built-in checks', () => {
+  it('score calls ended through /call/start + /call/end and /call/upsert_batch, as feedback the aggregate groups by scorer', async () => {
+    const project = 'monitors-checks';
+    const projectId = `trellis/${project}`;
+    const regex = await createMonitor(project, { name: 'has-number', samplingRate: 1, scorer: { kind: 'REGEX', pattern: '\\d+' } });
+    const equals = await createMonitor(project, { name: 'correct', samplingRate: 1, scorer: { kind: 'EQUALS', field: 'output', otherField: 'inputs.expected' } });
+    const schema = await createMonitor(project, {
+      name: 'json-answer',
+      samplingRate: 1,
+      scorer: { kind: 'JSON_SCHEMA', jsonSchema: { type: 'object', required: ['answer'], properties: { answer: { type: 'number' } } } },
+    });
+    const length = await createMonitor(project, { name: 'short', samplingRate: 1, scorer: { kind: 'LENGTH', maxLength: 10 } });
+
+    await startAndEnd(projectId, [
+      { id: 'c1', output: 'it is 42', inputs: { expected: 'it is 42' } },
+      { id: 'c2', output: 'no digits here', inputs: { expected: 'something else' } },
+    ]);
+    await upsertBatch(projectId, [
+      { id: 'c3', output: '{"answer": 7}', inputs: { expected: '{"answer": 7}' } },
+      { id: 'c4', output: { answer: 'seven' } },
+    ]);
+
+    const regexStats = await settled(project, regex.id, 4);
+    expect(regexStats).toMatchObject({ scored: 4, skippedBySampling: 0, failed: 0, meanScore: 0.5 });
+    expect(regexStats.meanLatencyMs).toBeGreaterThanOrEqual(0);
+    // c4 has no inputs.expected: it fails (counted) instead of scoring.
+    expect(await settled(project, equals.id, 4)).toMatchObject({ scored: 3, failed: 1, meanScore: 2 / 3 });
+    expect(await settled(project, schema.id, 4)).toMatchObject({ scored: 4, failed: 0, meanScore: 0.25 });
+    // 'it is 42' alone has at most 10 characters (an object output is measured as its JSON).
+    expect(await settled(project, length.id, 4)).toMatchObject({ scored: 4, meanScore: 0.25 });
+
+    const scores = await feedbackOf(projectId, 'wandb.runnable.has-number');
+    expect(Object.fromEntries(scores.map((row) => [callIdOf(row.weave_ref), row.payload.output]))).toEqual({ c1: 1, c2: 0, c3: 1, c4: 0 });
+    expect(scores[0]).toMatchObject({ runnable_ref: regex.ref, trigger_ref: regex.ref });
+    expect(regex.ref).toBe(`weave:///${projectId}/object/has-number:${regex.id}`);
+    expect(scores.find((row) => callIdOf(row.weave_ref) === 'c2')!.payload.reason).toBe('output does not match /\\d+/');
+    const invalid = (await feedbackOf(projectId, 'wandb.runnable.json-answer')).find((row) => callIdOf(row.weave_ref) === 'c4')!;
+    expect(invalid.payload).toEqual({ output: 0, reason: 'output/answer must be number' });
+
+    // The aggregate the Evaluations page reads: one group per scorer, its mean = rating_sums / rating_counts.
+    const aggregate = await traces(platform, '/feedback/aggregate', {
+      project_id: projectId,
+      after_ms: Date.now() - 3_600_000,
+      before_ms: Date.now() + 60_000,
+      group_by: ['scorer_id'],
+    });
+    expect(aggregate.status).toBe(200);
+    const byScorer = Object.fromEntries(
+      (aggregate.body.buckets as { group: { scorer_id: string }; rating_sums: Record<string, number>; rating_counts: Record<string, number> }[]).map((bucket) => [
+        bucket.group.scorer_id,
+        bucket.rating_sums._rating_! / bucket.rating_counts._rating_!,
+      ]),
+    );
+    expect(byScorer).toEqual({ 'has-number': 0.5, correct: 2 / 3, 'json-answer': 0.25, short: 0.25 });
+  });
+});
+
+describe('what a monitor looks at', () => {
+  it('a paused monitor scores nothing, and scores new calls again once resumed', async () => {
+    const project = 'monitors-paused';
+    const projectId = `trellis/${project}`;
+    const sentinel = await createMonitor(project, { name: 'sentinel', samplingRate: 1, scorer: { kind: 'LENGTH', minLength: 0 } });
+    const paused = await createMonitor(project, { name: 'paused', samplingRate: 1, scorer: { kind: 'LENGTH', minLength: 0 } });
+    expect((await platform.graphql(PAUSE, { entity: 'trellis', project, id: paused.id })).body.data.pauseMonitor).toEqual({ id: paused.id, active: false });
+    await upsertBatch(projectId, [{ id: 'p1', output: 'a' }, { id: 'p2', output: 'b' }]);
+    await settled(project, sentinel.id, 2);
+    expect(await statsOf(project, paused.id)).toMatchObject({ scored: 0, skippedBySampling: 0, failed: 0 });
+    expect(await feedbackOf(projectId, 'wandb.runnable.paused')).toEqual([]);
+
+    expect((await platform.graphql(RESUME, { entity: 'trellis', project, id: paused.id })).body.data.resumeMonitor.active).toBe(true);
+    await upsertBatch(projectId, [{ id: 'p3', output: 'c' }]);
+    expect(await settled(project, paused.id, 1)).toMatchObject({ scored: 1 });
+    expect((await feedbackOf(projectId, 'wandb.runnable.paused')).map((row) => callIdOf(row.weave_ref))).toEqual(['p3']);
+  });
+
+  it('honours the filter: op names (plain or as op refs), attribute values, trace roots only', async () => {
+    const project = 'monitors-filter';
+    const projectId = `trellis/${project}`;
+    const sentinel = await createMonitor(project, { name: 'all', samplingRate: 1, scorer: { kind: 'LENGTH', minLength: 0 } });
+    const filtered = await createMonitor(project, {
+      name: 'filtered',
+      samplingRate: 1,
+      filter: { opNames: ['answer'], attributes: { env: 'prod' }, rootsOnly: true },
+      scorer: { kind: 'LENGTH', minLength: 0 },
+    });
+    const opRef = `weave:///${projectId}/op/answer:abc123`;
+    await upsertBatch(projectId, [
+      { id: 'f-match', op_name: 'answer', attributes: { env: 'prod' }, output: 'x' },
+      { id: 'f-match-ref', op_name: opRef, attributes: { env: 'prod', other: 1 }, output: 'x' },
+      { id: 'f-other-op', op_name: 'retrieve', attributes: { env: 'prod' }, output: 'x' },
+      { id: 'f-other-env', op_name: 'answer', attributes: { env: 'dev' }, output: 'x' },
+      { id: 'f-no-attr', op_name: 'answer', output: 'x' },
+      { id: 'f-child', op_name: 'answer', attributes: { env: 'prod' }, parent_id: 'f-match', trace_id: 't', output: 'x' },
+    ]);
+    await settled(project, sentinel.id, 6);
+    expect(await statsOf(project, filtered.id)).toMatchObject({ scored: 2, skippedBySampling: 0, failed: 0 });
+    expect((await feedbackOf(projectId, 'wandb.runnable.filtered')).map((row) => callIdOf(row.weave_ref)).sort()).toEqual(['f-match', 'f-match-ref']);
+  });
+
+  it('samples a rate of 0.3 within statistical bounds over 1,000 calls, deciding each call the same way on a replay', async () => {
+    const project = 'monitors-sampling';
+    const projectId = `trellis/${project}`;
+    const monitor = await createMonitor(project, { name: 'sampled', samplingRate: 0.3, filter: { opNames: ['my_op'] }, scorer: { kind: 'LENGTH', minLength: 0 } });
+    const ids = Array.from({ length: 1000 }, (_, index) => `s-${index}`);
+    for (let from = 0; from < ids.length; from += 250) {
+      await upsertBatch(projectId, ids.slice(from, from + 250).map((id) => ({ id, output: 'x' })));
+    }
+    const stats = await settled(project, monitor.id, 1000);
+    expect(stats.scored + stats.skippedBySampling).toBe(1000);
+    // Binomial(1000, 0.3): mean 300, σ ≈ 14.5; ±4.5σ fails a correct sampler about once in 150,000 runs.
+    const sigma = Math.sqrt(1000 * 0.3 * 0.7);
+    expect(Math.abs(stats.scored - 300)).toBeLessThanOrEqual(4.5 * sigma);
+    const scoredIds = (await feedbackOf(projectId, 'wandb.runnable.sampled')).map((row) => callIdOf(row.weave_ref)).sort();
+    expect(scoredIds).toEqual(ids.filter((id) => isSampled(monitor.id, id, 0.3)).sort());
+
+    // The same calls delivered again (a replay): the same decisions, nothing new recorded.
+    await republish(projectId, ids);
+    await settledSentinel(project, projectId);
+    expect(await statsOf(project, monitor.id)).toEqual(stats);
+    expect((await feedbackOf(projectId, 'wandb.runnable.sampled')).length).toBe(scoredIds.length);
+  }, 60_000);
+});
+
+/** Publishes the calls-ended event again for these calls, as a redelivery would. */
+async function republish(projectId: string, callIds: string[]): Promise<void> {
+  const services = platform.subgraphs.get('tracing')!.services as TracingServices;
+  const [entity, project] = projectId.split('/') as [string, string];
+  await publishEvents(services.db, [{ type: TRACING_CALLS_ENDED_EVENT, entity, project, author: 'test', payload: { call_ids: callIds } }]);
+}
+
+/**
+ * Waits until an event published after a republish is applied (events are applied in order, so the republished one
+ * is done too): a marker monitor of `marker` calls (which the tests' monitors filter out) and one such call.
+ */
+async function settledSentinel(project: string, projectId: string): Promise<void> {
+  const marker = await createMonitor(project, { name: `marker-${++nextId}`, samplingRate: 1, filter: { opNames: ['marker'] }, scorer: { kind: 'LENGTH', minLength: 0 } });
+  const id = newId('marker');
+  await upsertBatch(projectId, [{ id, op_name: 'marker', output: 'x' }]);
+  await settled(project, marker.id, 1);
+}
+
+describe('once per monitor and call', () => {
+  it('two platforms on one database, and events delivered again, never score a call twice', async () => {
+    const project = 'monitors-twice';
+    const projectId = `trellis/${project}`;
+    // Created through the second platform: the first learns of it through the notification.
+    const monitor = await createMonitor(project, { name: 'once', samplingRate: 1, filter: { opNames: ['my_op'] }, scorer: { kind: 'REGEX', pattern: 'ok' } }, second);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ids: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const batch = Array.from({ length: 20 }, () => ({ id: newId('twice'), output: 'ok' }));
+      ids.push(...batch.map((call) => call.id));
+      await Promise.all([upsertBatch(projectId, batch.slice(0, 10), platform), upsertBatch(projectId, batch.slice(10), second)]);
+    }
+    expect(await settled(project, monitor.id, ids.length)).toMatchObject({ scored: ids.length, failed: 0 });
+    await republish(projectId, ids);
+    await settledSentinel(project, projectId);
+    const scores = (await feedbackOf(projectId, 'wandb.runnable.once')).map((row) => callIdOf(row.weave_ref)).sort();
+    expect(scores).toEqual([...ids].sort());
+    expect((await statsOf(project, monitor.id)).scored).toBe(ids.length);
+  }, 60_000);
+});
+
+describe('defining monitors', () => {
+  it('is for project admins: a member or an outsider is FORBIDDEN and nothing is created', async () => {
+    const project = 'monitors-admins';
+    const member = await platform.createUser('monitor-member', { trellis: 'MEMBER' });
+    const outsider = await platform.createUser('monitor-outsider');
+    for (const key of [member.key, outsider.key]) {
+      const { body } = await platform.graphql(CREATE, { entity: 'trellis', project, input: { name: 'nope', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'x' } } }, key);
+      expect(body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+    const created = await createMonitor(project, { name: 'mine', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'x' } });
+    const pause = await platform.graphql(PAUSE, { entity: 'trellis', project, id: created.id }, member.key);
+    expect(pause.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await monitors(project)).map((monitor) => [monitor.name, (monitor as unknown as { active: boolean }).active])).toEqual([['mine', true]]);
+  });
+
+  it('refuses bad definitions with BAD_USER_INPUT at the field, creating nothing', async () => {
+    const project = 'monitors-invalid';
+    const cases: [Record<string, unknown>, (string | number)[]][] = [
+      [{ name: 'bad-regex', samplingRate: 1, scorer: { kind: 'REGEX', pattern: '(unclosed' } }, ['input', 'scorer', 'pattern']],
+      [{ name: 'lookahead', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'a(?=b)' } }, ['input', 'scorer', 'pattern']],
+      [{ name: 'bad-schema', samplingRate: 1, scorer: { kind: 'JSON_SCHEMA', jsonSchema: { type: 'nonsense' } } }, ['input', 'scorer', 'jsonSchema']],
+      [{ name: 'rate-zero', samplingRate: 0, scorer: { kind: 'REGEX', pattern: 'x' } }, ['input', 'samplingRate']],
+      [{ name: 'rate-high', samplingRate: 1.5, scorer: { kind: 'REGEX', pattern: 'x' } }, ['input', 'samplingRate']],
+      [{ name: 'no-other', samplingRate: 1, scorer: { kind: 'EQUALS' } }, ['input', 'scorer', 'otherField']],
+      [{ name: 'bounds', samplingRate: 1, scorer: { kind: 'LENGTH', minLength: 5, maxLength: 2 } }, ['input', 'scorer', 'maxLength']],
+      [{ name: 'bad name!', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'x' } }, ['input', 'name']],
+    ];
+    for (const [input, field] of cases) {
+      const { body } = await platform.graphql(CREATE, { entity: 'trellis', project, input });
+      expect(body.errors?.[0]?.extensions, JSON.stringify(input)).toMatchObject({ code: 'BAD_USER_INPUT', field });
+    }
+    expect(await monitors(project)).toEqual([]);
+  });
+});
