@@ -141,6 +141,31 @@ describe('full-text search over inputs and outputs', () => {
   });
 });
 
+describe("the traces list's order on many calls", () => {
+  /** The plan of the store's statement for a page of the bulk project's calls (seeded by the GIN test above). */
+  async function planOfPage(sort: { field: string; direction: 'asc' | 'desc' }, filter: Record<string, unknown> = {}): Promise<string> {
+    const statements: CompiledQuery[] = [];
+    const capturing = new Kysely<TracingDatabase>({ dialect: new PostgresDialect({ pool: platform.db.pool }), log: (event) => void statements.push(event.query) }).withSchema('tracing');
+    await callStore.query(capturing, BULK, { filter }, [sort], 51, 0);
+    const { rows } = await platform.db.pool.query(`explain ${statements[0]!.sql}`, [...statements[0]!.parameters]);
+    return rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+  }
+
+  it('reads newest first, oldest first and slowest first from an index, without sorting every call', async () => {
+    for (const [sort, index] of [
+      [{ field: 'started_at', direction: 'desc' }, 'calls_started_desc'],
+      [{ field: 'started_at', direction: 'asc' }, 'calls_started'],
+      [{ field: 'summary.weave.latency_ms', direction: 'desc' }, 'calls_latency_desc'],
+    ] as const) {
+      for (const filter of [{}, { traceRootsOnly: true }]) {
+        const plan = await planOfPage(sort, filter);
+        expect(plan, `${JSON.stringify(sort)} ${JSON.stringify(filter)}`).toMatch(new RegExp(`Index Scan( Backward)? using ${index} on calls`));
+        expect(plan, `${JSON.stringify(sort)} ${JSON.stringify(filter)}`).not.toMatch(/Sort|Seq Scan/);
+      }
+    }
+  });
+});
+
 describe('window, attributes and feedback', () => {
   it('narrows by the start window (after inclusive, before exclusive)', async () => {
     expect(await ids({ startedAfter: at(60_000) })).toEqual(['sum', 'running']);
