@@ -43,7 +43,8 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
     const listener = new NotificationListener(String(connection.pool.options.connectionString), logger);
     const monitoredProjects = new MonitoredProjects(db, logger.child({ component: 'monitored-projects' }));
     await monitoredProjects.start(listener);
-    const calls = new CallService(db, new EndedCallsPublisher(monitoredProjects));
+    const endedCalls = new EndedCallsPublisher(monitoredProjects);
+    const calls = new CallService(db, endedCalls);
     const feedback = new FeedbackService(db, connection.pool);
     const events = new PlatformEventStream(connection.root, listener, logger);
     const traceRetention = new TraceRetentionService(db, loadTracingConfig(config).traceRetentionDays);
@@ -58,6 +59,7 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
       events,
       listener,
       monitoredProjects,
+      endedCalls,
       monitors: new MonitorService(db, monitoredProjects),
       db,
       traceRetention,
@@ -68,8 +70,8 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
   // Family B's completions for a named project arrive as platform events and become calls here.
   // Traces past their project's retention are deleted in the background.
   // Monitors score the calls of their projects as their ends are written.
-  workers: ({ db, events, traceRetentionWorker }, { logger }) => [
-    new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' })),
+  workers: ({ db, events, traceRetentionWorker, endedCalls }, { logger }) => [
+    new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' }), endedCalls),
     traceRetentionWorker,
     new MonitorConsumer(db, events, logger.child({ worker: 'monitors' })),
   ],

@@ -5,6 +5,7 @@ import type { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
 import type { EvaluationService } from './evaluation/evaluation.service.js';
 import type { FeedbackService } from './feedback/feedback.service.js';
+import type { EndedCallsPublisher } from './monitor/ended-calls-publisher.js';
 import type { MonitorService } from './monitor/monitor.service.js';
 import type { MonitoredProjects } from './monitor/monitored-projects.js';
 import type { ObjectService } from './object/object.service.js';
@@ -27,6 +28,8 @@ export interface TracingServices {
   listener: NotificationListener;
   /** Projects with an active monitor, in memory (what call ingestion asks). */
   monitoredProjects: MonitoredProjects;
+  /** Publishes ended calls of monitored projects (call ingestion, recorded inference completions). */
+  endedCalls: EndedCallsPublisher;
   /** Monitors (online evaluation) of projects. */
   monitors: MonitorService;
   db: Kysely<TracingDatabase>;

@@ -6,6 +6,8 @@ import { eventRows, PlatformEventConsumer, type PlatformEvent, type PlatformEven
 import type { Logger } from '../../../platform/logger.js';
 import { callStore } from '../call/call.store.js';
 import type { TracingDatabase } from '../db/database.js';
+import type { EndedCallsPublisher } from '../monitor/ended-calls-publisher.js';
+import { monitorStore } from '../monitor/monitor.store.js';
 
 const CONSUMER = 'inference-completions';
 
@@ -39,6 +41,8 @@ export class InferenceCallRecorder extends PlatformEventConsumer {
     private readonly db: Kysely<TracingDatabase>,
     stream: PlatformEventStream,
     logger: Logger,
+    /** Tells the monitors of the calls recorded for projects that have one (in the recording transaction). */
+    private readonly endedCalls?: EndedCallsPublisher,
   ) {
     super(stream, new Set([INFERENCE_COMPLETIONS_EVENT, INFERENCE_COMPLETION_EVENT]), logger);
   }
@@ -71,6 +75,8 @@ export class InferenceCallRecorder extends PlatformEventConsumer {
           deadLetter(event, error, { writer: this.name, logger: this.logger, describe: (dead) => ({ event: dead.id, type: dead.type, position, consumer: this.name }) });
         }
       }
+      // Those recorded (the monitors read only calls that exist).
+      await this.publishMonitored(trx, [event]);
     });
   }
 
@@ -79,7 +85,18 @@ export class InferenceCallRecorder extends PlatformEventConsumer {
     await this.db.transaction().execute(async (trx) => {
       const fresh = await claimEvents(trx, CONSUMER, events);
       if (fresh.length > 0) await callStore.insertInferenceCompletions(trx, eventRows(fresh.map((event) => event.id)));
+      await this.publishMonitored(trx, fresh);
     });
+  }
+
+  /** The recorded calls of projects with an active monitor, published for it (their ids read from the events alone). */
+  private async publishMonitored(trx: Transaction<TracingDatabase>, events: PlatformEvent[]): Promise<void> {
+    const monitored = events.filter((event) => event.project !== null && this.endedCalls?.monitors(`${event.entity}/${event.project}`));
+    if (monitored.length === 0) return;
+    for (const author of new Set(monitored.map((event) => event.author))) {
+      const own = monitored.filter((event) => event.author === author);
+      await this.endedCalls!.publish(trx, await monitorStore.inferenceCallKeys(trx, eventRows(own.map((event) => event.id))), author);
+    }
   }
 
   protected async passOver(event: PlatformEvent): Promise<void> {

@@ -19,6 +19,11 @@ export interface EndedCall {
 export class EndedCallsPublisher {
   constructor(private readonly monitored: MonitoredProjects) {}
 
+  /** Whether the project has an active monitor (as this process knows). */
+  monitors(projectId: string): boolean {
+    return this.monitored.has(projectId);
+  }
+
   /** Publishes the monitored projects' calls among `ends`, in `trx` (the transaction writing them). */
   async publish(trx: Transaction<TracingDatabase> | Kysely<TracingDatabase>, ends: readonly EndedCall[], author: string): Promise<void> {
     const byProject = new Map<string, string[]>();

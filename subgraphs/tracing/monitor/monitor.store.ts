@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { INFERENCE_COMPLETIONS_EVENT } from '../../../platform/events/contracts.js';
 import type { MonitorResultsTable, MonitorsTable, TracingDatabase } from '../db/database.js';
 import type { MonitoredCall } from './monitored-call.js';
 
@@ -86,6 +87,18 @@ export const monitorStore = {
       .returning(['monitor_id', 'call_id'])
       .execute();
     return new Set(inserted.map((row) => resultKey(row.monitor_id, row.call_id)));
+  },
+
+  /**
+   * The project and id of each call in traced-inference events' outbox rows (`eventRows`): only those two values are
+   * read out of the payloads, which stay in the database.
+   */
+  async inferenceCallKeys(db: Db, events: RawBuilder<unknown>): Promise<{ project_id: string; id: string }[]> {
+    const { rows } = await sql<{ project_id: string; id: string }>`
+      select e.entity || '/' || e.project as project_id, c.call ->> 'id' as id
+      from ${events} as e cross join lateral jsonb_array_elements(
+        case when e.type = ${INFERENCE_COMPLETIONS_EVENT} then e.payload -> 'calls' else jsonb_build_array(e.payload -> 'call') end) as c(call)`.execute(db);
+    return rows;
   },
 
   async stats(db: Db, monitorIds: string[]): Promise<MonitorStatsRow[]> {

@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACING_CALLS_ENDED_EVENT } from '../../../platform/events/contracts.js';
 import { publishEvents } from '../../../platform/events/index.js';
@@ -168,6 +169,25 @@ describe('built-in checks', () => {
     );
     expect(byScorer).toEqual({ 'has-number': 0.5, correct: 2 / 3, 'json-answer': 0.25, short: 0.25 });
   });
+});
+
+describe('traced inference completions', () => {
+  it('are scored once recorded as calls: a chat completion through the OpenAI SDK to the embedded model, in a monitored project', async () => {
+    const project = 'monitors-inference';
+    const projectId = `trellis/${project}`;
+    const monitor = await createMonitor(project, {
+      name: 'answered',
+      samplingRate: 1,
+      filter: { opNames: ['inference.chat.completions/trellis-tiny'] },
+      scorer: { kind: 'LENGTH', field: 'output.message.content', minLength: 1 },
+    });
+    const openai = new OpenAI({ apiKey: platform.adminKey, baseURL: `${platform.url}/inference/v1`, maxRetries: 0, project: projectId });
+    const completion = await openai.chat.completions.create({ model: 'trellis-tiny', messages: [{ role: 'user', content: '2+2=' }], max_tokens: 4 });
+    expect(completion.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    expect(await settled(project, monitor.id, 1)).toMatchObject({ scored: 1, failed: 0, meanScore: 1 });
+    const [score] = await feedbackOf(projectId, 'wandb.runnable.answered');
+    expect(score!.payload.reason).toMatch(/^output\.message\.content has \d+ characters \(within 1–∞\)$/);
+  }, 60_000);
 });
 
 describe('what a monitor looks at', () => {
