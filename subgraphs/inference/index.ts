@@ -9,6 +9,8 @@ import { ModelRuntimeAdapter } from './backends/embedded/model-runtime-adapter.j
 import type { BackgroundWorker } from '../../platform/subgraph.js';
 import { ChatResolver } from './chat/chat.resolver.js';
 import { ChatService } from './chat/chat.service.js';
+import { PromotedCheckpoints } from './checkpoints/promoted-checkpoints.js';
+import { UnavailableGraph } from '../../platform/graphql/platform-graph.js';
 import { EmbeddingsResolver } from './embeddings/embeddings.resolver.js';
 import { EmbeddingsService } from './embeddings/embeddings.service.js';
 import { ResponsesResolver } from './responses/responses.resolver.js';
@@ -51,7 +53,7 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
   migrations: inferenceMigrations,
   resolvers: [ChatResolver, ResponsesResolver, EmbeddingsResolver, ModelResolver, ProjectUsageResolver, TeamUsageResolver, TraceSettingsResolver, ModelTokenUsageCostResolver, TokenUsageCostResolver, ModelPriceResolver],
   orphanedTypes: [Project, Team, ModelTokenUsageCost, TokenUsageCost],
-  createServices: async ({ store, db: connection, config: platformConfig, logger, modelLimiter }) => {
+  createServices: async ({ store, db: connection, config: platformConfig, logger, modelLimiter, graph }) => {
     // Traced completions are published as platform events (see tracing/publish-completion-events.ts), and the
     // training subgraph's completions arrive as platform events to be counted in usage.
     await migrateEvents(connection.root);
@@ -68,7 +70,9 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     const traceSettings = new TraceSettings(db, listener, config.catalogRefreshMs, logger);
     // The process's model limiter, shared with training's checkpoint completions (platform/model-access).
     const limiter = modelLimiter ?? createModelLimiter(platformConfig);
-    const chat = new ChatService(catalog, limiter, usage, traceSettings, logger);
+    // Training checkpoints are served under their registry name, read through the graph as the caller.
+    const checkpoints = new PromotedCheckpoints(graph ?? new UnavailableGraph(), embeddedRuntime);
+    const chat = new ChatService(catalog, limiter, usage, traceSettings, logger, checkpoints);
     const embeddings = new EmbeddingsService(catalog, limiter, usage, logger);
     const events = new PlatformEventStream(connection.root, listener, logger);
     const usageRetention = createUsageRetentionWorker(db, config.usageRetentionDays, platformConfig, logger.child({ worker: 'usage-retention' }));

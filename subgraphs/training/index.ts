@@ -28,6 +28,7 @@ import { RemoteWorkerResolver } from './remote/remote-worker.resolver.js';
 import { RemoteWorkerService } from './remote/remote-worker.service.js';
 import { loadTrainingConfig } from './training-config.js';
 import { TrainingService } from './training-service.js';
+import { CheckpointPromotionService } from './promotion/checkpoint-promotion.service.js';
 
 /** Family C: trainable models, checkpoints, RL and SFT training jobs with event streams. */
 export const trainingSubgraph = defineSubgraph<TrainingServices>({
@@ -42,10 +43,12 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     const backend = trainingConfig.backend === 'remote' ? new RemoteTrainer(db, trainingConfig) : new EmbeddedTrainer(trainingConfig.concurrency);
     const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger);
     const usageEvents = new UsageEventPublisher(db, logger);
+    // SFT datasets are read from the registry through the graph, as the submitting caller.
+    const training = new TrainingService(trainingStore, new SftDatasetResolver(graph ?? new UnavailableGraph()), trainingConfig.trainableBaseModels);
     return {
       store: trainingStore,
-      // SFT datasets are read from the registry through the graph, as the submitting caller.
-      training: new TrainingService(trainingStore, new SftDatasetResolver(graph ?? new UnavailableGraph()), trainingConfig.trainableBaseModels),
+      training,
+      promotion: new CheckpointPromotionService(trainingStore, training),
       config: trainingConfig,
       runner,
       // Checkpoint completions are admitted by the process's model limiter (shared with inference) and counted in

@@ -1,5 +1,6 @@
 import type { CheckpointChatService } from './chat/checkpoint-chat.service.js';
 import type { UsageEventPublisher } from './chat/completion-accounting.js';
+import type { CheckpointPromotionService } from './promotion/checkpoint-promotion.service.js';
 import type { RemoteWorkerService } from './remote/remote-worker.service.js';
 import type { TrainingJobRunner } from './job/job-runner.js';
 import type { TrainingStore } from './store.js';
@@ -9,6 +10,8 @@ import type { TrainingService } from './training-service.js';
 export interface TrainingServices {
   store: TrainingStore;
   training: TrainingService;
+  /** Named checkpoint aliases (`production`). */
+  promotion: CheckpointPromotionService;
   config: TrainingConfig;
   runner: TrainingJobRunner;
   chat: CheckpointChatService;

@@ -301,18 +301,62 @@ export class TrainingStore {
       .executeTakeFirst();
   }
 
-  /** A checkpoint by step (or the highest), with its adapter files, for serving. */
+  /** A checkpoint by step, by named alias (`{ alias }`) or the highest, with its adapter files, for serving. */
   async checkpointWithAdapter(
     modelId: string,
-    step: number | 'latest',
+    step: number | 'latest' | { alias: string },
   ): Promise<{ id: string; step: number; adapter_config: string | null; adapter_weights: Buffer | null } | undefined> {
     if (step === 'latest') return this.latestCheckpoint(modelId);
+    if (typeof step === 'object') {
+      return this.db
+        .selectFrom('checkpoint_aliases as a')
+        .innerJoin('checkpoints as c', 'c.id', 'a.checkpoint_id')
+        .select(['c.id', 'c.step', 'c.adapter_config', 'c.adapter_weights'])
+        .where('a.model_id', '=', modelId)
+        .where('a.alias', '=', step.alias)
+        .executeTakeFirst();
+    }
     return this.db
       .selectFrom('checkpoints')
       .select(['id', 'step', 'adapter_config', 'adapter_weights'])
       .where('model_id', '=', modelId)
       .where('step', '=', step)
       .executeTakeFirst();
+  }
+
+  /** The model's checkpoint at `step` (id only), read in the caller's transaction. */
+  async checkpointAtStep(trx: TrainingDb, modelId: string, step: number): Promise<CheckpointRow | undefined> {
+    return trx
+      .selectFrom('checkpoints')
+      .select(['id', 'step', 'metrics', 'created_at'])
+      .where('model_id', '=', modelId)
+      .where('step', '=', step)
+      .executeTakeFirst();
+  }
+
+  /** The checkpoint a named alias points at now (undefined: the alias is not set). */
+  async aliasTarget(trx: TrainingDb, modelId: string, alias: string): Promise<string | undefined> {
+    const row = await trx.selectFrom('checkpoint_aliases').select('checkpoint_id').where('model_id', '=', modelId).where('alias', '=', alias).executeTakeFirst();
+    return row?.checkpoint_id;
+  }
+
+  /** Points the alias at the checkpoint, wherever it pointed before (one row per model and alias). */
+  async setAlias(trx: TrainingDb, row: { model_id: string; alias: string; checkpoint_id: string; promoted_by: string }): Promise<void> {
+    await trx
+      .insertInto('checkpoint_aliases')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['model_id', 'alias']).doUpdateSet({ checkpoint_id: row.checkpoint_id, promoted_by: row.promoted_by, promoted_at: new Date() }),
+      )
+      .execute();
+  }
+
+  /** The model's named aliases by checkpoint id. */
+  async namedAliases(modelId: string): Promise<Map<string, string[]>> {
+    const rows = await this.db.selectFrom('checkpoint_aliases').select(['alias', 'checkpoint_id']).where('model_id', '=', modelId).orderBy('alias').execute();
+    const byCheckpoint = new Map<string, string[]>();
+    for (const row of rows) byCheckpoint.set(row.checkpoint_id, [...(byCheckpoint.get(row.checkpoint_id) ?? []), row.alias]);
+    return byCheckpoint;
   }
 
   /** Records that the job's worker is alive; returns the job's status (a CANCELLED job stops its training). */

@@ -1,6 +1,7 @@
 import { typedInput } from '../../platform/graphql/typed-input.js';
 import {
   CheckpointDeleteBody,
+  CheckpointPromoteBody,
   ModelCreateBody,
   RlJobCreateBody,
   SftJobCreateBody,
@@ -16,6 +17,7 @@ import {
  */
 export const TrainingModelCreateInput = typedInput(ModelCreateBody);
 export const TrainingCheckpointDeleteInput = typedInput(CheckpointDeleteBody);
+export const TrainingCheckpointPromoteInput = typedInput(CheckpointPromoteBody);
 export const TrajectoryLogInput = typedInput(TrajectoryLogBody);
 export const RlTrainingJobCreateInput = typedInput(RlJobCreateBody);
 export const SftTrainingJobCreateInput = typedInput(SftJobCreateBody);

@@ -30,6 +30,22 @@ export const CheckpointDeleteBody = Type.Object(
 );
 export type CheckpointDeleteBody = Static<typeof CheckpointDeleteBody>;
 
+/** Names `latest` and `step<N>` are computed from the steps; a named alias may not take them. */
+export const RESERVED_CHECKPOINT_ALIAS = /^(latest|step\d+)$/;
+
+export const CheckpointPromoteBody = Type.Object(
+  {
+    step: Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'The training step of the checkpoint to promote' }),
+    alias: Type.String({
+      pattern: '^[A-Za-z][A-Za-z0-9_.-]{0,63}$',
+      description:
+        'The alias to point at it (e.g. production): one checkpoint per alias per model, moved from wherever it was. Not latest or step<N>, which are computed',
+    }),
+  },
+  { graphqlName: 'TrainingCheckpointPromoteInput', description: "Gives a model's checkpoint a named alias (promotion)" },
+);
+export type CheckpointPromoteBody = Static<typeof CheckpointPromoteBody>;
+
 /** An OpenAI message (`role`) or an OpenAI `Choice` (`index`, `message`, `logprobs?`): ART mixes both. */
 const MessageOrChoice = Type.Object({}, { additionalProperties: true });
 

@@ -4,9 +4,11 @@ import { TrellisError } from '../../../platform/errors.js';
 import { RequestAbortController } from '../../../platform/async/request-abort-controller.js';
 import type { Logger } from '../../../platform/logger.js';
 import { validateOrThrow } from '../../../platform/validation.js';
-import type { BackendReport, BackendRequest } from '../backends/chat-backend.js';
+import type { BackendReport, BackendRequest, ChatBackend } from '../backends/chat-backend.js';
 import { ClientClosedError } from '../backends/upstream-errors.js';
-import type { CatalogEntry, ModelCatalog } from '../catalog/model-catalog.js';
+import type { ModelCatalog } from '../catalog/model-catalog.js';
+import { parsePromotedCheckpointName } from '../checkpoints/promoted-checkpoint-name.js';
+import type { PromotedCheckpoints } from '../checkpoints/promoted-checkpoints.js';
 import type { Lease, ModelLimiter } from '../../../platform/model-access/request-limiter.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { buildCompletionTrace, outputOf, StreamedOutput } from '../tracing/completion-trace.js';
@@ -39,7 +41,8 @@ interface Exchange {
   stream: boolean;
   model: string;
   attribution: Attribution;
-  entry?: CatalogEntry;
+  /** What serves the model: a catalog model's backend, or a promoted checkpoint's. */
+  backend?: ChatBackend;
   lease?: Lease;
   report: BackendReport;
   usage?: Usage;
@@ -72,13 +75,15 @@ export class ChatService {
     private readonly usage: UsageRecorder,
     private readonly traceSettings: TraceSettings,
     private readonly logger: Logger,
+    /** Training checkpoints by registry name (`{entity}/{project}/{model}:production`); absent: catalog models only. */
+    private readonly checkpoints?: PromotedCheckpoints,
   ) {}
 
   async complete(raw: unknown, caller: ChatCaller, toChat?: ToChatRequest): Promise<ChatCompletion> {
     const exchange = this.open(raw, caller, false);
-    const { request, entry } = await this.admit(exchange, raw, toChat);
+    const { request, backend } = await this.admit(exchange, raw, toChat);
     try {
-      const completion = await entry.backend.complete(backendRequest(request, exchange.report), caller.signal ?? neverAborted());
+      const completion = await backend.complete(backendRequest(request, exchange.report), caller.signal ?? neverAborted());
       if (isUsage(completion.usage)) exchange.usage = completion.usage;
       if (exchange.trace) exchange.trace.output = outputOf(completion.choices);
       this.finish(exchange);
@@ -95,12 +100,12 @@ export class ChatService {
    */
   async stream(raw: unknown, caller: ChatCaller, toChat?: ToChatRequest): Promise<AsyncIterable<ChatCompletionChunk>> {
     const exchange = this.open(raw, caller, true);
-    const { request, entry } = await this.admit(exchange, raw, toChat);
+    const { request, backend } = await this.admit(exchange, raw, toChat);
     const includeUsage = request.stream_options?.include_usage === true;
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let first: IteratorResult<ChatCompletionChunk>;
     try {
-      iterator = entry.backend.stream(backendRequest(request, exchange.report), caller.signal ?? neverAborted())[Symbol.asyncIterator]();
+      iterator = backend.stream(backendRequest(request, exchange.report), caller.signal ?? neverAborted())[Symbol.asyncIterator]();
       first = await iterator.next();
       exchange.firstTokenMs = performance.now() - exchange.started;
     } catch (error) {
@@ -165,23 +170,33 @@ export class ChatService {
     return exchange;
   }
 
-  private async admit(exchange: Exchange, raw: unknown, toChat?: ToChatRequest): Promise<{ request: ChatCompletionRequest; entry: CatalogEntry }> {
+  private async admit(exchange: Exchange, raw: unknown, toChat?: ToChatRequest): Promise<{ request: ChatCompletionRequest; backend: ChatBackend }> {
     try {
       const request = validateOrThrow(ChatCompletionRequestSchema, toChat ? toChat(raw) : raw, 'body');
-      const entry = this.catalog.resolve(request.model, exchange.caller.principal);
-      exchange.entry = entry;
-      assertParametersSupported(entry.backend, request.model, request);
+      const backend = await this.backendOf(request.model, exchange.caller);
+      exchange.backend = backend;
+      assertParametersSupported(backend, request.model, request);
       const { attribution, caller } = exchange;
       exchange.lease = await this.limiter.acquire(caller.principal.apiKeyId, `${attribution.entity}/${attribution.project}`);
       // Only requests that name a project are traced there (and only if the project did not switch it off).
       if (this.usage.tracing && caller.project && this.traceSettings.isEnabled(attribution.entity, attribution.project)) {
         exchange.trace = { request };
       }
-      return { request, entry };
+      return { request, backend };
     } catch (error) {
       this.finish(exchange, error);
       throw error;
     }
+  }
+
+  /**
+   * The catalog's model of that id; else, for a name shaped `{entity}/{project}/{model}:{alias}`, the training
+   * checkpoint the alias names now (the catalog wins: an administrator may register such an id on purpose).
+   */
+  private async backendOf(model: string, caller: ChatCaller): Promise<ChatBackend> {
+    const checkpoint = this.checkpoints && !this.catalog.find(model) ? parsePromotedCheckpointName(model) : null;
+    if (checkpoint) return this.checkpoints!.resolve(checkpoint, caller.principal, caller.requestId, caller.signal);
+    return this.catalog.resolve(model, caller.principal).backend;
   }
 
   private finish(exchange: Exchange, error?: unknown): void {
@@ -194,7 +209,7 @@ export class ChatService {
       entity: exchange.attribution.entity,
       project: exchange.attribution.project,
       model: exchange.model,
-      backend: exchange.entry?.backend.kind ?? null,
+      backend: exchange.backend?.kind ?? null,
       deployment: exchange.report.deployment ?? null,
       apiKeyId: exchange.caller.principal.apiKeyId,
       userId: exchange.caller.principal.userId,
@@ -224,7 +239,7 @@ export class ChatService {
           output: exchange.trace.output,
           failure: error === undefined ? undefined : (failure?.message ?? 'Internal server error'),
           stream: exchange.stream,
-          backend: exchange.entry?.backend.kind ?? null,
+          backend: exchange.backend?.kind ?? null,
           requestId: exchange.caller.requestId ?? null,
         }),
       );

@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../../platform/auth/principal.js';
 import {
+  TRAINING_CHECKPOINT_PROMOTED_EVENT,
   TRAINING_CHECKPOINT_SAVED_EVENT,
   TRAINING_RUN_FAILED_EVENT,
   TRAINING_RUN_FINISHED_EVENT,
   TRAINING_RUN_KILLED_EVENT,
   TRAINING_RUN_STARTED_EVENT,
+  type TrainingCheckpointPromotedPayload,
   type TrainingCheckpointSavedPayload,
   type TrainingRunStartedPayload,
 } from '../../../platform/events/contracts.js';
@@ -24,13 +26,14 @@ const TYPES = new Set([
   TRAINING_RUN_FINISHED_EVENT,
   TRAINING_RUN_FAILED_EVENT,
   TRAINING_RUN_KILLED_EVENT,
+  TRAINING_CHECKPOINT_PROMOTED_EVENT,
 ]);
 
 /**
  * Records Family C's training runs and checkpoints in the registry: a run per model (named by the model's run id;
  * RUNNING while a job trains, FINISHED, FAILED or KILLED (cancelled) after), each checkpoint as an artifact version of the collection
  * named after the model (type `model`, aliases `step{N}` and `latest`, the step's metrics as metadata and run
- * metrics). Consumes the platform events after its stored cursor and writes each event's changes with the new
+ * metrics), and promotions as the promoted alias on the checkpoint's version. Consumes the platform events after its stored cursor and writes each event's changes with the new
  * cursor in one transaction, through the registry's own services — so they publish the events automations watch.
  * The transaction claims the event first: several registry processes on one database record each event once.
  * The submitter was authorized for the model's project when the job was created.
@@ -64,6 +67,10 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
       // Claimed first: an artifact version is not idempotent, so a process that finds the event applied skips it.
       if (!(await claimEventCursor(trx, CONSUMER, event.cursor))) return;
       const store = new RegistryStore(trx);
+      if (event.type === TRAINING_CHECKPOINT_PROMOTED_EVENT) {
+        await promote(store, author, entity, project, event.payload as unknown as TrainingCheckpointPromotedPayload);
+        return;
+      }
       const runs = new RunService(store);
       const run = await this.ensureRun(store, runs, author, entity, project, payload.run_name);
       switch (event.type) {
@@ -101,6 +108,18 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
   private async ensureRun(store: RegistryStore, runs: RunService, author: Principal, entity: string, project: string, name: string): Promise<RunRow> {
     return (await store.runByName(entity, project, name)) ?? (await runs.create(author, { entity, project, name }));
   }
+}
+
+/**
+ * A promotion moves the same alias onto the checkpoint's artifact version (collection = the model's name, found by
+ * its `step<N>` alias), which publishes ADD_ARTIFACT_ALIAS when the alias moved. A checkpoint the registry never
+ * recorded (its version deleted) is passed over.
+ */
+async function promote(store: RegistryStore, author: Principal, entity: string, project: string, promoted: TrainingCheckpointPromotedPayload): Promise<void> {
+  const artifacts = new ArtifactService(store);
+  const found = await artifacts.versionByName(author, { entity, project, collection: promoted.model_name, version: `step${promoted.step}` });
+  if (!found) return;
+  await artifacts.addAlias(author, found.version.id, promoted.alias, null);
 }
 
 /** The job's submitter, acting within the model's entity only (the training API authorized them for it). */

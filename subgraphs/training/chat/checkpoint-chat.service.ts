@@ -150,7 +150,7 @@ export class CheckpointChatService {
     const principal = exchange.caller.principal;
     const ref = parseCheckpointModelName(request.model);
     if (ref !== null && 'invalidAlias' in ref) {
-      throw new BadRequestError(`Unknown checkpoint alias "${ref.invalidAlias}" (use latest or step<N>)`, { param: 'model' });
+      throw new BadRequestError(`Unknown checkpoint alias "${ref.invalidAlias}" (use latest, step<N> or a promoted alias)`, { param: 'model' });
     }
     if (ref === null) {
       assertBaseModel(request.model);
@@ -211,6 +211,7 @@ export class CheckpointChatService {
     if (!checkpoint) {
       // A model that has not trained yet serves its base model for `latest`, as the hosted service does at step 0.
       if (ref.step === 'latest') return { baseModel: trained.base_model, adapter: null };
+      if (typeof ref.step === 'object') throw new NotFoundError(`The model "${model}" has no checkpoint promoted to "${ref.step.alias}"`, { param: 'model' });
       throw new NotFoundError(`The model "${model}" has no checkpoint at step ${ref.step}`, { param: 'model' });
     }
     if (!checkpoint.adapter_config || !checkpoint.adapter_weights) {

@@ -86,7 +86,18 @@ export interface JobDatasetsTable {
   created_at: CreatedAt;
 }
 
+/** A named alias of a checkpoint (`production`): one row per model and alias, moved by upserting it. */
+export interface CheckpointAliasesTable {
+  model_id: string;
+  alias: string;
+  checkpoint_id: string;
+  /** Username of whoever last moved the alias. */
+  promoted_by: string;
+  promoted_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface TrainingDatabase {
+  checkpoint_aliases: CheckpointAliasesTable;
   job_datasets: JobDatasetsTable;
   remote_assignments: RemoteAssignmentsTable;
   models: ModelsTable;

@@ -6,7 +6,7 @@ import { TrainingJobConnection, toTrainingJob, type TrainingJob } from '../job/j
 import { mapConnection } from '../map-connection.js';
 import type { TrainingServices } from '../services.js';
 import { PAGES } from '../training-service.js';
-import { AT_BODY, TrainingCheckpointDeleteInput, TrainingModelCreateInput, TrajectoryLogInput } from '../training.inputs.js';
+import { AT_BODY, TrainingCheckpointDeleteInput, TrainingCheckpointPromoteInput, TrainingModelCreateInput, TrajectoryLogInput } from '../training.inputs.js';
 import {
   TrainingCheckpointConnection,
   TrainingCheckpointDeletion,
@@ -17,7 +17,7 @@ import {
   TrajectoryLogConnection,
   toTrainingCheckpoint,
   toTrainingModel,
-  type TrainingCheckpoint,
+  TrainingCheckpoint,
 } from './model.type.js';
 
 const CHECKPOINT_PAGES = pagingDescriptions(PAGES.checkpoints, 'checkpoint');
@@ -62,6 +62,21 @@ export class TrainingModelResolver {
     return TrainingCheckpointDeleteInput.handle(input, AT_BODY, (wire) => this.services.training.deleteCheckpoints(modelId, wire));
   }
 
+  @Mutation(() => TrainingCheckpoint, {
+    description:
+      'Promotes a checkpoint: points a named alias (e.g. production) of the model at the checkpoint of a step, moving it from wherever it was, in one transaction. Training chat then serves wandb-artifact:///{entity}/{project}/{model}:{alias}, inference serves {entity}/{project}/{model}:{alias} once the registry has moved the alias (moments later), and the registry announces ADD_ARTIFACT_ALIAS for automations. Team members of the model only',
+  })
+  async promoteTrainingCheckpoint(
+    @Arg('modelId', () => ID, { description: 'The model whose checkpoint to promote' }) modelId: string,
+    @Arg('input', () => TrainingCheckpointPromoteInput.argType(), { description: 'The step and the alias' }) input: unknown,
+    @Ctx() context: GraphQLContext,
+  ): Promise<TrainingCheckpoint> {
+    const principal = requirePrincipal(context);
+    const checkpoint = await TrainingCheckpointPromoteInput.handle(input, AT_BODY, (wire) => this.services.promotion.promote(principal, modelId, wire));
+    const [latestStep, named] = await Promise.all([this.services.store.latestStep(modelId), this.services.store.namedAliases(modelId)]);
+    return toTrainingCheckpoint(checkpoint, latestStep, named.get(checkpoint.id) ?? []);
+  }
+
   @Mutation(() => Boolean, { description: 'Stores trajectory groups of a model for a split. Also at POST /training/v1/preview/models/{model_id}/log' })
   async logTrajectories(
     @Arg('modelId', () => ID, { description: 'The model the trajectories were sampled from' }) modelId: string,
@@ -83,11 +98,12 @@ export class TrainingModelResolver {
     @Arg('order', () => TrainingCheckpointOrder, { nullable: true, description: 'Lowest step first (ASC, the default) or highest first (DESC)' })
     order: TrainingCheckpointOrder | null,
   ): Promise<Connection<TrainingCheckpoint>> {
-    const [page, latestStep] = await Promise.all([
+    const [page, latestStep, named] = await Promise.all([
       this.services.training.checkpoints(model.id, { first, after, order }),
       this.services.store.latestStep(model.id),
+      this.services.store.namedAliases(model.id),
     ]);
-    return mapConnection(page, (row) => toTrainingCheckpoint(row, latestStep));
+    return mapConnection(page, (row) => toTrainingCheckpoint(row, latestStep, named.get(row.id) ?? []));
   }
 
   @FieldResolver(() => TrajectoryLogConnection, { description: 'Logged trajectory groups, newest first, optionally of one split' })

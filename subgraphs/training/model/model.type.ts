@@ -31,7 +31,8 @@ export class TrainingCheckpoint {
   @Field(() => ID, { description: 'The checkpoint id' }) id!: string;
   @Field(() => Int, { description: 'The training step the adapter reached' }) step!: number;
   @Field(() => [String], {
-    description: 'The names the checkpoint answers to after the model name (`step<N>`, and `latest` for the newest): `wandb-artifact:///{entity}/{project}/{model}:<alias>` in chat completions',
+    description:
+      'The names the checkpoint answers to after the model name (`step<N>`, `latest` for the newest, and the named aliases it was promoted to, e.g. `production`): `wandb-artifact:///{entity}/{project}/{model}:<alias>` in chat completions',
   })
   aliases!: string[];
   @Field(() => JSONObjectScalar, { description: 'The metrics of the step that produced the checkpoint, by name (loss, grad_norm, reward, …)' })
@@ -39,12 +40,12 @@ export class TrainingCheckpoint {
   @Field(() => Date, { description: 'When the checkpoint was saved' }) createdAt!: Date;
 }
 
-/** `latestStep`: the model's highest step, which `latest` names. */
-export function toTrainingCheckpoint(row: CheckpointRow, latestStep: number | null): TrainingCheckpoint {
+/** `latestStep`: the model's highest step, which `latest` names; `named`: the aliases promoted to this checkpoint. */
+export function toTrainingCheckpoint(row: CheckpointRow, latestStep: number | null, named: readonly string[] = []): TrainingCheckpoint {
   return Object.assign(new TrainingCheckpoint(), {
     id: row.id,
     step: row.step,
-    aliases: [`step${row.step}`, ...(row.step === latestStep ? ['latest'] : [])],
+    aliases: [`step${row.step}`, ...(row.step === latestStep ? ['latest'] : []), ...named],
     metrics: row.metrics,
     createdAt: row.created_at,
   });

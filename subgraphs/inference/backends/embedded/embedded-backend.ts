@@ -6,7 +6,7 @@ import type { BackendRequest, ChatBackend, EmbeddingsBackendRequest } from '../c
 import { base64Embedding, inputsOf, type EmbeddingsResponse } from '../../embeddings/embeddings.js';
 import { ClientClosedError } from '../upstream-errors.js';
 import { callbackStream } from '../../../../platform/async/callback-stream.js';
-import type { EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime, EmbeddedTokenEvent } from './embedded-runtime.js';
+import type { EmbeddedAdapter, EmbeddedGenerateOptions, EmbeddedGeneration, EmbeddedModelRuntime, EmbeddedTokenEvent } from './embedded-runtime.js';
 
 /** What the embedded runtime honours; anything else a request sets is refused with 400 naming it. */
 const EMBEDDED_CAPABILITIES = new Set([
@@ -34,6 +34,8 @@ export class EmbeddedBackend implements ChatBackend {
   constructor(
     private readonly runtime: EmbeddedModelRuntime,
     private readonly root: string,
+    /** A promoted training checkpoint's adapter over `root` (promoted-checkpoints.ts); absent for catalog models. */
+    private readonly adapter?: EmbeddedAdapter,
   ) {}
 
   async complete(request: BackendRequest, signal: AbortSignal): Promise<ChatCompletion> {
@@ -129,6 +131,7 @@ export class EmbeddedBackend implements ChatBackend {
       n: body.n ?? undefined,
       logprobs: body.logprobs ?? undefined,
       top_logprobs: body.top_logprobs ?? undefined,
+      ...(this.adapter ? { adapter: this.adapter } : {}),
       signal,
     };
     try {

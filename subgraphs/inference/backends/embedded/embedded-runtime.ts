@@ -12,7 +12,16 @@ export interface EmbeddedGenerateOptions {
   n?: number;
   logprobs?: boolean;
   top_logprobs?: number;
+  /** A LoRA adapter over the model (a promoted training checkpoint); absent: the model itself. */
+  adapter?: EmbeddedAdapter;
   signal?: AbortSignal;
+}
+
+/** A checkpoint's PEFT files; `id` names it for the runtime's per-worker adapter cache. */
+export interface EmbeddedAdapter {
+  id: string;
+  adapterConfigJson: string;
+  safetensorsBytes: Uint8Array;
 }
 
 export interface EmbeddedTokenEvent {
