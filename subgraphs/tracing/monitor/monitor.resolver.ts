@@ -5,7 +5,7 @@ import { Project } from '../project/project.resolver.js';
 import type { TracingServices } from '../services.js';
 import { monitorRef } from './monitor-definition.js';
 import { AT_INPUT, MonitorInput } from './monitor.inputs.js';
-import { Monitor, toMonitor } from './monitor.type.js';
+import { Monitor, MonitorBackfill, toMonitor } from './monitor.type.js';
 
 const ENTITY = { description: 'Team of the project' };
 const PROJECT = { description: 'Project name' };
@@ -70,6 +70,23 @@ export class MonitorResolver {
     requireProjectAdmin(context, entity, project);
     const monitor = await this.services.monitors.setActive(`${entity}/${project}`, id, true);
     return toMonitor(monitor, monitorRef(monitor));
+  }
+
+  @Mutation(() => MonitorBackfill, {
+    description:
+      'Project admins: scores the ended calls that started in [from, to) which the monitor has not looked at yet (paused or not), as new calls are scored; repeating it changes nothing',
+  })
+  async backfillMonitor(
+    @Arg('entity', () => String, ENTITY) entity: string,
+    @Arg('project', () => String, PROJECT) project: string,
+    @Arg('id', () => String, MONITOR_ID) id: string,
+    @Arg('from', () => Date, { description: 'Calls started at or after this time' }) from: Date,
+    @Arg('to', () => Date, { description: 'Calls started before this time' }) to: Date,
+    @Ctx() context: GraphQLContext,
+  ): Promise<MonitorBackfill> {
+    requireProjectAdmin(context, entity, project);
+    const result = await this.services.monitors.backfill(`${entity}/${project}`, id, from, to);
+    return { calls: result.calls, scored: result.scored, skippedBySampling: result.skipped, failed: result.failed, resumeFrom: result.resumeFrom };
   }
 
   @Mutation(() => Boolean, { description: 'Project admins: deletes a monitor and its counts (the scores it wrote stay as feedback); false when there was none' })

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../../../platform/errors.js';
 import { uuidv7 } from '../../../platform/uuidv7.js';
 import type { TracingDatabase } from '../db/database.js';
+import { backfillMonitor, type BackfillResult } from './monitor-backfill.js';
 import { monitorOf, type MonitorDefinition } from './monitor-definition.js';
 import { validateMonitor } from './monitor-validation.js';
 import type { MonitorBody } from './monitor.schemas.js';
@@ -59,6 +60,12 @@ export class MonitorService {
     });
     if (deleted) await this.monitored.reload();
     return deleted;
+  }
+
+  /** Scores the project's ended calls started in [from, to) that the monitor has not looked at yet (monitor-backfill.ts). */
+  backfill(projectId: string, id: string, from: Date, to: Date): Promise<BackfillResult> {
+    assertMonitorId(id);
+    return backfillMonitor(this.db, projectId, id, from, to);
   }
 
   async list(projectId: string): Promise<MonitorWithStats[]> {

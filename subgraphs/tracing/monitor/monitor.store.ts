@@ -75,6 +75,28 @@ export const monitorStore = {
   },
 
   /**
+   * A page of the project's ended calls started in [from, to), after `after` in (started_at, id) order (the
+   * calls_started index), for a backfill.
+   */
+  async endedCallsStartedIn(
+    db: Db,
+    projectId: string,
+    window: { from: Date; to: Date },
+    after: { startedAt: Date; id: string } | null,
+    limit: number,
+  ): Promise<(MonitoredCall & { started_at: Date })[]> {
+    let query = db
+      .selectFrom('calls')
+      .select([...MONITORED_CALL_COLUMNS, 'started_at'])
+      .where('project_id', '=', projectId)
+      .where('started_at', '>=', window.from)
+      .where('started_at', '<', window.to)
+      .where('ended_at', 'is not', null);
+    if (after) query = query.where(sql<boolean>`(started_at, id) > (${after.startedAt}, ${after.id})`);
+    return (await query.orderBy('started_at').orderBy('id').limit(limit).execute()) as (MonitoredCall & { started_at: Date })[];
+  },
+
+  /**
    * Records results; resolves with the keys (`monitor_id/call_id`) of those that went in — a result already there (a
    * redelivered event, another process, an earlier backfill) is left as it is, and its caller must not score again.
    */

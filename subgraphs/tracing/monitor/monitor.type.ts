@@ -72,3 +72,13 @@ export function toMonitor(monitor: MonitorDefinition | MonitorWithStats, ref: st
       : null,
   };
 }
+
+@ObjectType({ description: 'What a backfill did: the calls of the window it walked, and what the monitor made of those it had not looked at before', simpleResolvers: true })
+export class MonitorBackfill {
+  @Field(() => Int, { description: 'Ended calls of the window walked' }) calls!: number;
+  @Field(() => Int, { description: 'Calls newly scored' }) scored!: number;
+  @Field(() => Int, { description: 'Calls newly passed over by sampling' }) skippedBySampling!: number;
+  @Field(() => Int, { description: 'Calls newly failed' }) failed!: number;
+  @Field(() => Date, { nullable: true, description: 'Null when the whole window was walked; else the start time to backfill from next (a request walks at most 20,000 calls)' })
+  resumeFrom!: Date | null;
+}

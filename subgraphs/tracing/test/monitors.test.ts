@@ -43,12 +43,12 @@ interface Stats {
 
 const projects = new Set<string>();
 
-/** The identity project (the graph's `project` field needs one; calls need none). */
+/** The identity project (the graph's `project` field needs one; writing calls creates it too: then CONFLICT). */
 async function ensureProject(project: string): Promise<void> {
   if (projects.has(project)) return;
   projects.add(project);
   const { body } = await platform.graphql('mutation($name: String!) { createProject(entity: "trellis", name: $name) { fullName } }', { name: project });
-  expect(body.errors).toBeUndefined();
+  if (body.errors) expect(body.errors[0].extensions.code).toBe('CONFLICT');
 }
 
 async function createMonitor(project: string, input: Record<string, unknown>, on = platform): Promise<{ id: string; ref: string }> {
@@ -328,5 +328,56 @@ describe('defining monitors', () => {
       expect(body.errors?.[0]?.extensions, JSON.stringify(input)).toMatchObject({ code: 'BAD_USER_INPUT', field });
     }
     expect(await monitors(project)).toEqual([]);
+  });
+});
+
+const BACKFILL = `mutation($entity: String!, $project: String!, $id: String!, $from: DateTimeISO!, $to: DateTimeISO!) {
+  backfillMonitor(entity: $entity, project: $project, id: $id, from: $from, to: $to) { calls scored skippedBySampling failed resumeFrom }
+}`;
+
+describe('backfill', () => {
+  it('scores the ended calls of a time range through the once-only path: repeated, or over calls scored live, it changes nothing', async () => {
+    const project = 'monitors-backfill';
+    const projectId = `trellis/${project}`;
+    const hoursAgo = (hours: number, plusSeconds = 0) => new Date(Date.now() - hours * 3_600_000 + plusSeconds * 1000).toISOString();
+    const old = Array.from({ length: 30 }, (_, index) => ({ id: `b-${index}`, started_at: hoursAgo(2, index), output: index % 3 === 0 ? 'ok' : 'no' }));
+    await upsertBatch(projectId, [...old, { id: 'b-long-ago', started_at: hoursAgo(240), output: 'ok' }]);
+    // Started, never ended: nothing to score yet.
+    expect((await traces(platform, '/call/start', startOf(projectId, { id: 'b-open', started_at: hoursAgo(1) }))).status).toBe(200);
+
+    const monitor = await createMonitor(project, { name: 'late', samplingRate: 0.5, scorer: { kind: 'REGEX', pattern: '^ok$' } });
+    const live = [{ id: 'b-live', started_at: hoursAgo(0.5), output: 'ok' }];
+    await upsertBatch(projectId, live);
+    await settled(project, monitor.id, 1);
+
+    const window = { entity: 'trellis', project, id: monitor.id, from: hoursAgo(3), to: new Date(Date.now() + 1000).toISOString() };
+    const first = await platform.graphql(BACKFILL, window);
+    expect(first.body.errors).toBeUndefined();
+    const sampled = old.filter((call) => isSampled(monitor.id, call.id, 0.5));
+    expect(first.body.data.backfillMonitor).toEqual({ calls: 31, scored: sampled.length, skippedBySampling: 30 - sampled.length, failed: 0, resumeFrom: null });
+    const scores = await feedbackOf(projectId, 'wandb.runnable.late');
+    expect(scores.map((row) => callIdOf(row.weave_ref)).sort()).toEqual([...sampled.map((call) => call.id), ...(isSampled(monitor.id, 'b-live', 0.5) ? ['b-live'] : [])].sort());
+    for (const row of scores) expect(row.payload.output).toBe(row.weave_ref.endsWith('b-live') || old.find((call) => call.id === callIdOf(row.weave_ref))!.output === 'ok' ? 1 : 0);
+
+    const again = await platform.graphql(BACKFILL, window);
+    expect(again.body.data.backfillMonitor).toEqual({ calls: 31, scored: 0, skippedBySampling: 0, failed: 0, resumeFrom: null });
+    expect((await feedbackOf(projectId, 'wandb.runnable.late')).length).toBe(scores.length);
+    const stats = await statsOf(project, monitor.id);
+    expect(stats.scored + stats.skippedBySampling).toBe(31);
+  });
+
+  it('refuses an empty range (BAD_USER_INPUT at to) and non-admins (FORBIDDEN), scoring nothing', async () => {
+    const project = 'monitors-backfill-refused';
+    const projectId = `trellis/${project}`;
+    await upsertBatch(projectId, [{ id: 'r-1', output: 'ok' }]);
+    const monitor = await createMonitor(project, { name: 'r', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'ok' } });
+    const now = new Date();
+    const empty = await platform.graphql(BACKFILL, { entity: 'trellis', project, id: monitor.id, from: now.toISOString(), to: now.toISOString() });
+    expect(empty.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['to'] });
+    const member = await platform.createUser('backfill-member', { trellis: 'MEMBER' });
+    const window = { entity: 'trellis', project, id: monitor.id, from: new Date(now.getTime() - 3_600_000).toISOString(), to: new Date(now.getTime() + 1000).toISOString() };
+    expect((await platform.graphql(BACKFILL, window, member.key)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(await statsOf(project, monitor.id)).toMatchObject({ scored: 0, skippedBySampling: 0, failed: 0 });
+    expect((await platform.graphql(BACKFILL, window)).body.data.backfillMonitor).toMatchObject({ calls: 1, scored: 1 });
   });
 });
