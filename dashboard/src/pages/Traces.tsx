@@ -14,6 +14,9 @@ import { TracesFilters } from './traces/TracesFilters';
 import { isFiltered, readParams, toExportBody, toQuery, toSearch, toUrlParams, type ExportFormat, type TracesParams } from './traces/traces-params';
 import './Traces.css';
 
+/** The header counts this many matching calls at most: past it, "more than 10,000" (exact counts read every match). */
+const COUNT_AT_MOST = 10_000;
+
 export default function Traces() {
   const [project, setProject] = useProjectParam();
   const [urlSearch, setUrlSearch] = useSearchParams();
@@ -42,6 +45,7 @@ export default function Traces() {
       filter: params.rootsOnly ? { traceRootsOnly: true } : null,
       query: toQuery(params),
       search: toSearch(params),
+      countAtMost: COUNT_AT_MOST,
     },
     pause: !target,
   });
@@ -86,7 +90,8 @@ export default function Traces() {
             <>
               <div className="traces-toolbar">
                 <p className="table-meta" aria-live="polite">
-                  {formatNumber(result.data.project.matching)} {params.rootsOnly ? 'traces' : 'calls'} match
+                  {result.data.project.matching > COUNT_AT_MOST ? `More than ${formatNumber(COUNT_AT_MOST)}` : formatNumber(result.data.project.matching)}{' '}
+                  {params.rootsOnly ? 'traces' : 'calls'} match
                   {result.fetching ? <span className="muted"> · refreshing…</span> : null}
                 </p>
                 <ColumnChooser columns={columns} hidden={hidden} onToggle={toggleColumn} />

@@ -180,15 +180,26 @@ export class CallService {
     return rows;
   }
 
-  /** How many calls a CallsFilter, a `query` and a `search` select (all calls of the project without any). */
-  async count(projectId: string, request: Omit<CallsSearch, 'sortBy'> = {}): Promise<number> {
+  /**
+   * How many calls a CallsFilter, a `query` and a `search` select (all calls of the project without any). With
+   * `atMost`, counting stops after atMost + 1 calls, so an answer above `atMost` means "more than atMost" and costs no
+   * more to read than that many calls, however many match (the traces list over millions of calls).
+   */
+  async count(projectId: string, request: Omit<CallsSearch, 'sortBy'> = {}, atMost?: number | null): Promise<number> {
     const [{ condition }, searched] = collectIssues(
       () => compileQueryRequest(callFields, request.query, null),
       () => compileCallSearch(request.search),
     );
-    return callStore.count(this.db, projectId, { filter: request.filter ?? {}, condition: bothOf(condition, searched?.condition ?? null) });
+    if (atMost !== undefined && atMost !== null && !(Number.isInteger(atMost) && atMost >= 1 && atMost <= MAX_COUNT_BOUND)) {
+      throw new ValidationFailedError([{ loc: ['atMost'], msg: `atMost must be a whole number from 1 to ${MAX_COUNT_BOUND.toLocaleString('en')}`, type: 'value_error' }]);
+    }
+    const selection = { filter: request.filter ?? {}, condition: bothOf(condition, searched?.condition ?? null) };
+    return callStore.count(this.db, projectId, selection, atMost === undefined || atMost === null ? undefined : atMost + 1);
   }
 }
+
+/** Largest `atMost` of a bounded count. */
+export const MAX_COUNT_BOUND = 1_000_000;
 
 /** A read of calls as Project.calls, /calls/query and /calls/query_stats receive it. */
 export interface CallsSearch {

@@ -256,7 +256,13 @@ export const callStore = {
     return projection ? rows.map(withUnselectedAsNull) : rows;
   },
 
-  async count(db: Db, projectId: string, selection: CallsSelection = { filter: {} }): Promise<number> {
+  /** How many calls the selection holds; with `upTo`, counting stops there (a bounded read however many match). */
+  async count(db: Db, projectId: string, selection: CallsSelection = { filter: {} }, upTo?: number): Promise<number> {
+    if (upTo !== undefined) {
+      const bounded = selectCalls(db, projectId, selection).select(sql<number>`1`.as('one')).limit(upTo);
+      const row = await db.selectFrom(bounded.as('counted')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    }
     const row = await selectCalls(db, projectId, selection)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();

@@ -62,9 +62,16 @@ export class TracingProjectResolver {
     @Arg('filter', () => CallFilterInput.argType(), CALL_FILTER) filter: CallsFilterInput | null,
     @Arg('query', () => TraceQueryInput, QUERY) query: Query | null,
     @Arg('search', () => CallSearchInput.argType(), CALL_SEARCH) search: unknown,
+    @Arg('atMost', () => Int, {
+      nullable: true,
+      description:
+        'Stop counting after atMost + 1 calls: an answer above atMost means more than atMost match (a list over millions of calls ' +
+        'shows "more than 10,000" without reading them all); 1 to 1,000,000. Absent: the exact count',
+    })
+    atMost: number | null,
   ): Promise<number> {
     const projectId = projectIdOf(project, context);
-    return CALLS_ARGUMENTS.run(() => this.services.calls.count(projectId, { filter, query: queryToWire(query), search: searchToWire(search) }));
+    return CALLS_ARGUMENTS.run(() => this.services.calls.count(projectId, { filter, query: queryToWire(query), search: searchToWire(search) }, atMost));
   }
 
   @FieldResolver(() => Call, { nullable: true, description: 'One call of the project, by id; null when there is none. Also at POST /traces/call/read.' })

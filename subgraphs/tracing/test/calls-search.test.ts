@@ -166,6 +166,28 @@ describe("the traces list's order on many calls", () => {
   });
 });
 
+describe('a bounded count (the list header over many calls)', () => {
+  const COUNT = `query($atMost: Int, $search: CallSearch) { project(entity: "trellis", name: "search-bulk") { callCount(atMost: $atMost, search: $search) } }`;
+  const count = async (variables: Record<string, unknown>) => platform.graphql(COUNT, variables);
+
+  it('stops after atMost + 1 calls, so more than atMost shows as atMost + 1; fewer are counted exactly', async () => {
+    // The bulk project (seeded above) has 20,001 calls; "number" is in 20,000 of them.
+    expect((await count({})).body.data.project.callCount).toBe(20_001);
+    expect((await count({ atMost: 10_000 })).body.data.project.callCount).toBe(10_001);
+    expect((await count({ atMost: 10_000, search: { text: 'number' } })).body.data.project.callCount).toBe(10_001);
+    expect((await count({ atMost: 10_000, search: { text: 'zanzibar' } })).body.data.project.callCount).toBe(1);
+    expect((await count({ atMost: 1_000_000 })).body.data.project.callCount).toBe(20_001);
+  });
+
+  it('refuses a bound outside 1 to 1,000,000 as BAD_USER_INPUT at atMost', async () => {
+    for (const atMost of [0, -5, 1_000_001]) {
+      const { body } = await count({ atMost });
+      expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(body.errors[0].extensions.issues).toEqual([{ loc: ['atMost'], msg: 'atMost must be a whole number from 1 to 1,000,000', type: 'value_error' }]);
+    }
+  });
+});
+
 describe('window, attributes and feedback', () => {
   it('narrows by the start window (after inclusive, before exclusive)', async () => {
     expect(await ids({ startedAfter: at(60_000) })).toEqual(['sum', 'running']);
