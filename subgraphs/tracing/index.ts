@@ -18,6 +18,7 @@ import { MonitorResolver } from './monitor/monitor.resolver.js';
 import { MonitorService } from './monitor/monitor.service.js';
 import { MonitoredProjects } from './monitor/monitored-projects.js';
 import { ObjectResolver } from './object/object.resolver.js';
+import { DatasetResolver } from './dataset/dataset.resolver.js';
 import { ObjectService } from './object/object.service.js';
 import { Project, TracingProjectResolver } from './project/project.resolver.js';
 import { TraceRetentionResolver } from './retention/trace-retention.resolver.js';
@@ -34,7 +35,7 @@ import { tokenUsageReferences } from './usage/token-usage.type.js';
 export const tracingSubgraph = defineSubgraph<TracingServices>({
   name: 'tracing',
   migrations: tracingMigrations,
-  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver, MonitorResolver],
+  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver, MonitorResolver, DatasetResolver],
   orphanedTypes: [Project],
   createServices: async ({ store, db: connection, config, logger }) => {
     await migrateEvents(connection.root);
