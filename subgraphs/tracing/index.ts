@@ -13,6 +13,7 @@ import { EvaluationService } from './evaluation/evaluation.service.js';
 import { FeedbackResolver } from './feedback/feedback.resolver.js';
 import { FeedbackService } from './feedback/feedback.service.js';
 import { EndedCallsPublisher } from './monitor/ended-calls-publisher.js';
+import { GraphJudge } from './monitor/llm-judge.js';
 import { MonitorConsumer } from './monitor/monitor-consumer.js';
 import { MonitorResolver } from './monitor/monitor.resolver.js';
 import { MonitorService } from './monitor/monitor.service.js';
@@ -37,7 +38,7 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
   migrations: tracingMigrations,
   resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver, MonitorResolver, DatasetResolver],
   orphanedTypes: [Project],
-  createServices: async ({ store, db: connection, config, logger }) => {
+  createServices: async ({ store, db: connection, config, logger, graph }) => {
     await migrateEvents(connection.root);
     const db = store as Kysely<TracingDatabase>;
     // One LISTEN connection for the event stream and the monitored projects' wake-ups.
@@ -48,6 +49,8 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
     const calls = new CallService(db, endedCalls);
     const feedback = new FeedbackService(db, connection.pool);
     const events = new PlatformEventStream(connection.root, listener, logger);
+    // LLM judges ask catalog models through the inference family, via the graph (absent in tools).
+    const judge = graph ? new GraphJudge(graph) : undefined;
     const traceRetention = new TraceRetentionService(db, loadTracingConfig(config).traceRetentionDays);
     const traceRetentionWorker = new RetentionWorker('tracing-trace-retention', () => traceRetention.passes(), config.retention, logger.child({ worker: 'trace-retention' }));
     return {
@@ -61,7 +64,8 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
       listener,
       monitoredProjects,
       endedCalls,
-      monitors: new MonitorService(db, monitoredProjects),
+      judge,
+      monitors: new MonitorService(db, monitoredProjects, judge),
       db,
       traceRetention,
       traceRetentionWorker,
@@ -71,10 +75,10 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
   // Family B's completions for a named project arrive as platform events and become calls here.
   // Traces past their project's retention are deleted in the background.
   // Monitors score the calls of their projects as their ends are written.
-  workers: ({ db, events, traceRetentionWorker, endedCalls }, { logger }) => [
+  workers: ({ db, events, traceRetentionWorker, endedCalls, judge }, { logger }) => [
     new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' }), endedCalls),
     traceRetentionWorker,
-    new MonitorConsumer(db, events, logger.child({ worker: 'monitors' })),
+    new MonitorConsumer(db, events, logger.child({ worker: 'monitors' }), judge),
   ],
   onStop: async ({ events, listener, monitoredProjects }) => {
     monitoredProjects.stop();

@@ -6,6 +6,7 @@ import type { TracingDatabase } from './db/database.js';
 import type { EvaluationService } from './evaluation/evaluation.service.js';
 import type { FeedbackService } from './feedback/feedback.service.js';
 import type { EndedCallsPublisher } from './monitor/ended-calls-publisher.js';
+import type { ModelJudge } from './monitor/llm-judge.js';
 import type { MonitorService } from './monitor/monitor.service.js';
 import type { MonitoredProjects } from './monitor/monitored-projects.js';
 import type { ObjectService } from './object/object.service.js';
@@ -30,6 +31,8 @@ export interface TracingServices {
   monitoredProjects: MonitoredProjects;
   /** Publishes ended calls of monitored projects (call ingestion, recorded inference completions). */
   endedCalls: EndedCallsPublisher;
+  /** Asks catalog models for LLM-judge monitors (absent without the platform graph). */
+  judge: ModelJudge | undefined;
   /** Monitors (online evaluation) of projects. */
   monitors: MonitorService;
   db: Kysely<TracingDatabase>;

@@ -124,6 +124,9 @@ export interface MonitorResultsTable {
   score: number | null;
   reason: string | null;
   latency_ms: number | null;
+  /** Tokens an LLM judge spent on the call (null: a built-in check). */
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 

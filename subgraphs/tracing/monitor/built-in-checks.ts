@@ -97,6 +97,9 @@ function buildCheck(scorer: MonitorScorer): BuiltInCheck {
         return { score: within ? 1 : 0, reason: `${field} has ${length} characters (${within ? 'within' : 'outside'} ${min}–${max === Number.POSITIVE_INFINITY ? '∞' : max})` };
       };
     }
+    case 'llm_judge':
+      // Not a check: it asks a model (llm-judge.ts), asynchronously, outside any transaction.
+      throw new Error('an LLM judge is not a built-in check');
     case 'contains':
     case 'equals': {
       const other = scorer.other_field;

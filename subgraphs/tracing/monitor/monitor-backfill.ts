@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { NotFoundError, ValidationFailedError } from '../../../platform/errors.js';
 import type { TracingDatabase } from '../db/database.js';
 import { monitorOf } from './monitor-definition.js';
-import { applyMonitors, type ScoringCounts } from './monitor-scoring.js';
+import type { ModelJudge } from './llm-judge.js';
+import { recordScores, scoreCalls, type ScoringCounts } from './monitor-scoring.js';
 import { monitorStore } from './monitor.store.js';
 
 /** Calls read and scored per transaction: a page holds its calls' inputs and outputs in memory. */
@@ -19,11 +20,12 @@ export interface BackfillResult extends ScoringCounts {
 
 /**
  * Applies a monitor to the project's ended calls started in [from, to) — whether or not it is paused — page by
- * page, each page in a transaction of its own through the same once-only path as new calls (applyMonitors): calls
+ * page, each page scored and then recorded in a transaction of its own through the same once-only path as new calls
+ * (scoreCalls, recordScores): calls
  * the monitor already looked at are left as they were, so a backfill can be repeated or overlap the live scoring.
  * Stops after BACKFILL_MAX_CALLS calls and says where to resume.
  */
-export async function backfillMonitor(db: Kysely<TracingDatabase>, projectId: string, id: string, from: Date, to: Date): Promise<BackfillResult> {
+export async function backfillMonitor(db: Kysely<TracingDatabase>, judge: ModelJudge | undefined, projectId: string, id: string, from: Date, to: Date): Promise<BackfillResult> {
   if (!(from.getTime() < to.getTime())) {
     throw new ValidationFailedError([{ loc: ['to'], msg: '`to` must be after `from`', type: 'value_error' }], '`to` must be after `from`');
   }
@@ -35,7 +37,8 @@ export async function backfillMonitor(db: Kysely<TracingDatabase>, projectId: st
   while (result.calls < BACKFILL_MAX_CALLS) {
     const page = await monitorStore.endedCallsStartedIn(db, projectId, { from, to }, after, Math.min(BACKFILL_PAGE, BACKFILL_MAX_CALLS - result.calls));
     if (page.length === 0) return result;
-    const counts = await db.transaction().execute((trx) => applyMonitors(trx, [monitor], page));
+    const pairs = await scoreCalls(db, [monitor], page, judge);
+    const counts = await db.transaction().execute((trx) => recordScores(trx, pairs));
     result.calls += page.length;
     result.scored += counts.scored;
     result.skipped += counts.skipped;

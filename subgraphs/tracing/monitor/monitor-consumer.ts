@@ -5,16 +5,17 @@ import { PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } f
 import type { Logger } from '../../../platform/logger.js';
 import type { TracingDatabase } from '../db/database.js';
 import { monitorOf } from './monitor-definition.js';
-import { applyMonitors } from './monitor-scoring.js';
+import type { ModelJudge } from './llm-judge.js';
+import { recordScores, scoreCalls, type ScoredPair } from './monitor-scoring.js';
 import { monitorStore } from './monitor.store.js';
 
 const CONSUMER = 'tracing-monitors';
 
 /**
  * Scores ended calls with their project's active monitors: consumes `tracing.calls_ended` events (a written batch's
- * ended calls of one monitored project each) and, in one transaction per batch of events, claims them
- * (claimEvents: processes consuming at once apply each event once, the cursor never moves back), reads the active
- * monitors and the calls, and records results and score feedback (applyMonitors: once per monitor and call, whatever
+ * ended calls of one monitored project each), scores the calls with the active monitors (scoreCalls), then, in one
+ * transaction per batch of events, claims them (claimEvents: processes consuming at once apply each event once, the
+ * cursor never moves back) and records results and score feedback (recordScores: once per monitor and call, whatever
  * is delivered again). A monitor paused or deleted before its event is applied scores nothing from it.
  */
 export class MonitorConsumer extends PlatformEventConsumer {
@@ -28,6 +29,7 @@ export class MonitorConsumer extends PlatformEventConsumer {
     private readonly db: Kysely<TracingDatabase>,
     stream: PlatformEventStream,
     logger: Logger,
+    private readonly judge: ModelJudge | undefined,
   ) {
     super(stream, new Set([TRACING_CALLS_ENDED_EVENT]), logger);
   }
@@ -40,24 +42,36 @@ export class MonitorConsumer extends PlatformEventConsumer {
     return this.applyBatch([event]);
   }
 
+  /**
+   * Scores first, outside the transaction (a judge takes a model's time; the cursor's row lock is not held meanwhile),
+   * then claims the events and records, in one transaction. Events another process applied meanwhile record
+   * nothing new: their pairs are already there.
+   */
   protected override async applyBatch(events: PlatformEvent[]): Promise<void> {
+    const pairs = await this.score(events);
     await this.db.transaction().execute(async (trx) => {
       const fresh = await claimEvents(trx, CONSUMER, events);
-      const idsByProject = new Map<string, Set<string>>();
-      for (const event of fresh) {
-        if (!event.project) continue;
-        const projectId = `${event.entity}/${event.project}`;
-        let ids = idsByProject.get(projectId);
-        if (!ids) idsByProject.set(projectId, (ids = new Set()));
-        for (const id of (event.payload as unknown as TracingCallsEndedPayload).call_ids ?? []) ids.add(id);
-      }
-      const monitors = (await monitorStore.active(trx, [...idsByProject.keys()])).map(monitorOf);
-      for (const [projectId, ids] of idsByProject) {
-        const own = monitors.filter((monitor) => monitor.projectId === projectId);
-        if (own.length === 0) continue;
-        await applyMonitors(trx, own, await monitorStore.endedCalls(trx, projectId, [...ids]));
-      }
+      if (fresh.length > 0) await recordScores(trx, pairs);
     });
+  }
+
+  private async score(events: PlatformEvent[]): Promise<ScoredPair[]> {
+    const idsByProject = new Map<string, Set<string>>();
+    for (const event of events) {
+      if (!event.project) continue;
+      const projectId = `${event.entity}/${event.project}`;
+      let ids = idsByProject.get(projectId);
+      if (!ids) idsByProject.set(projectId, (ids = new Set()));
+      for (const id of (event.payload as unknown as TracingCallsEndedPayload).call_ids ?? []) ids.add(id);
+    }
+    const monitors = (await monitorStore.active(this.db, [...idsByProject.keys()])).map(monitorOf);
+    const pairs: ScoredPair[] = [];
+    for (const [projectId, ids] of idsByProject) {
+      const own = monitors.filter((monitor) => monitor.projectId === projectId);
+      if (own.length === 0) continue;
+      pairs.push(...(await scoreCalls(this.db, own, await monitorStore.endedCalls(this.db, projectId, [...ids]), this.judge)));
+    }
+    return pairs;
   }
 
   protected async passOver(event: PlatformEvent): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { TracingDatabase } from '../db/database.js';
 import { feedbackRowOf, PRIMARY_RATING } from '../feedback/feedback.service.js';
 import type { FeedbackRow } from '../feedback/feedback.store.js';
@@ -6,6 +6,7 @@ import { feedbackStore } from '../feedback/feedback.store.js';
 import { callRef } from '../refs.js';
 import { compileCheck, type ScoreOutcome } from './built-in-checks.js';
 import { isSampled, matchesFilter } from './call-selection.js';
+import { isTransientJudgeError, judgeScale, parseJudgeAnswer, renderPrompt, type ModelJudge } from './llm-judge.js';
 import { monitorFeedbackType, monitorRef, type MonitorDefinition } from './monitor-definition.js';
 import type { MonitoredCall } from './monitored-call.js';
 import { monitorStore, resultKey, type MonitorResultRow } from './monitor.store.js';
@@ -17,47 +18,91 @@ export interface ScoringCounts {
   failed: number;
 }
 
+/** What a monitor made of a call, ready to record: the result, and the score's feedback when it scored. */
+export interface ScoredPair {
+  result: MonitorResultRow;
+  feedback: FeedbackRow | null;
+}
+
 /**
- * Applies the monitors to the calls of their projects, in the caller's transaction: a call outside a monitor's
- * filter is left alone; one its sampling passes over is recorded as skipped; the others are scored and recorded,
- * with their score as feedback on the call. Results and feedback are written together and only for pairs not
- * recorded before (monitor_results' primary key), so running this twice over the same calls — a redelivered event,
- * a second process, a backfill over scored calls — changes nothing the second time.
+ * Scoring, outside any transaction (an LLM judge takes a model's time): for each monitor, the calls of its project
+ * that its filter keeps and that it has not looked at before are sampled (a hash of the pair under the rate) and the
+ * sampled ones scored. A judge that cannot be reached now (UNAVAILABLE, rate limited) throws, so the caller retries
+ * later rather than recording a failure that was not the call's.
  */
-export async function applyMonitors(trx: Transaction<TracingDatabase>, monitors: MonitorDefinition[], calls: MonitoredCall[]): Promise<ScoringCounts> {
-  const results: MonitorResultRow[] = [];
-  const feedback = new Map<string, FeedbackRow>();
+export async function scoreCalls(
+  db: Kysely<TracingDatabase>,
+  monitors: MonitorDefinition[],
+  calls: MonitoredCall[],
+  judge: ModelJudge | undefined,
+): Promise<ScoredPair[]> {
+  const recorded = await monitorStore.recordedPairs(
+    db,
+    monitors.map((monitor) => monitor.id),
+    calls.map((call) => call.id),
+  );
+  const pairs: ScoredPair[] = [];
   for (const monitor of monitors) {
     for (const call of calls) {
-      if (call.project_id !== monitor.projectId || !matchesFilter(monitor.filter, call)) continue;
+      if (call.project_id !== monitor.projectId || !matchesFilter(monitor.filter, call) || recorded.has(resultKey(monitor.id, call.id))) continue;
+      const base = { monitor_id: monitor.id, call_id: call.id, prompt_tokens: null, completion_tokens: null };
       if (!isSampled(monitor.id, call.id, monitor.samplingRate)) {
-        results.push({ monitor_id: monitor.id, call_id: call.id, outcome: 'skipped', score: null, reason: null, latency_ms: null });
+        pairs.push({ result: { ...base, outcome: 'skipped', score: null, reason: null, latency_ms: null }, feedback: null });
         continue;
       }
       const started = performance.now();
-      const outcome = runCheck(monitor, call);
+      const { outcome, tokens } = await runScorer(monitor, call, judge);
       const latency = performance.now() - started;
-      if ('failed' in outcome) {
-        results.push({ monitor_id: monitor.id, call_id: call.id, outcome: 'failed', score: null, reason: outcome.failed, latency_ms: latency });
-        continue;
-      }
-      results.push({ monitor_id: monitor.id, call_id: call.id, outcome: 'scored', score: outcome.score, reason: outcome.reason, latency_ms: latency });
-      feedback.set(resultKey(monitor.id, call.id), scoreFeedback(monitor, call, outcome));
+      const counted = { ...base, ...tokens, latency_ms: latency };
+      if ('failed' in outcome) pairs.push({ result: { ...counted, outcome: 'failed', score: null, reason: outcome.failed }, feedback: null });
+      else pairs.push({ result: { ...counted, outcome: 'scored', score: outcome.score, reason: outcome.reason }, feedback: scoreFeedback(monitor, call, outcome) });
     }
   }
-  const recorded = await monitorStore.insertResults(trx, results);
-  await feedbackStore.insertMany(trx, [...feedback].filter(([key]) => recorded.has(key)).map(([, row]) => row));
+  return pairs;
+}
+
+/**
+ * Records scored pairs in the caller's transaction: the results and, for the results that went in, the score
+ * feedback — a pair recorded meanwhile (another process, a redelivered event, an overlapping backfill) is left as it
+ * was (monitor_results' primary key), so a call is scored once per monitor whatever runs twice.
+ */
+export async function recordScores(trx: Transaction<TracingDatabase>, pairs: ScoredPair[]): Promise<ScoringCounts> {
+  const inserted = await monitorStore.insertResults(
+    trx,
+    pairs.map((pair) => pair.result),
+  );
+  const isNew = (pair: ScoredPair) => inserted.has(resultKey(pair.result.monitor_id, pair.result.call_id));
+  await feedbackStore.insertMany(
+    trx,
+    pairs.filter((pair) => pair.feedback && isNew(pair)).map((pair) => pair.feedback!),
+  );
   const counts: ScoringCounts = { scored: 0, skipped: 0, failed: 0 };
-  for (const result of results) if (recorded.has(resultKey(result.monitor_id, result.call_id))) counts[result.outcome]++;
+  for (const pair of pairs) if (isNew(pair)) counts[pair.result.outcome]++;
   return counts;
 }
 
-/** A check that throws (a bug, or a value it cannot read) fails that call only. */
-function runCheck(monitor: MonitorDefinition, call: MonitoredCall): ScoreOutcome {
+type Tokens = { prompt_tokens: number | null; completion_tokens: number | null };
+
+/** A built-in check, or the judge. A check that throws fails that call only. */
+async function runScorer(monitor: MonitorDefinition, call: MonitoredCall, judge: ModelJudge | undefined): Promise<{ outcome: ScoreOutcome; tokens: Tokens }> {
+  const none: Tokens = { prompt_tokens: null, completion_tokens: null };
+  if (monitor.scorer.kind !== 'llm_judge') {
+    try {
+      return { outcome: compileCheck(monitor.scorer)(call), tokens: none };
+    } catch (error) {
+      return { outcome: { failed: `the check failed: ${(error as Error).message}` }, tokens: none };
+    }
+  }
+  if (!judge) return { outcome: { failed: 'no model can be asked in this process (the platform graph is absent)' }, tokens: none };
   try {
-    return compileCheck(monitor.scorer)(call);
+    const answer = await judge.ask(monitor, renderPrompt(monitor.scorer.prompt ?? '', call));
+    return {
+      outcome: parseJudgeAnswer(answer.text, judgeScale(monitor.scorer)),
+      tokens: { prompt_tokens: answer.promptTokens, completion_tokens: answer.completionTokens },
+    };
   } catch (error) {
-    return { failed: `the check failed: ${(error as Error).message}` };
+    if (isTransientJudgeError(error)) throw error;
+    return { outcome: { failed: `the judge failed: ${(error as Error).message}` }, tokens: none };
   }
 }
 

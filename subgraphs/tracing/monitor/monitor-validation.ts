@@ -1,6 +1,7 @@
 import { ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
 import { compileCheck, InvalidCheckError } from './built-in-checks.js';
+import { judgeScale, unknownPlaceholders } from './llm-judge.js';
 import { MonitorBody } from './monitor.schemas.js';
 
 /**
@@ -11,10 +12,22 @@ import { MonitorBody } from './monitor.schemas.js';
 export function validateMonitor(body: unknown): MonitorBody {
   const monitor = validateOrThrow(MonitorBody, body, 'body');
   try {
-    compileCheck(monitor.scorer);
+    if (monitor.scorer.kind === 'llm_judge') checkJudge(monitor.scorer);
+    else compileCheck(monitor.scorer);
   } catch (error) {
     if (!(error instanceof InvalidCheckError)) throw error;
     throw new ValidationFailedError([{ loc: ['body', 'scorer', error.setting], msg: error.message, type: 'value_error' }], error.message);
   }
   return monitor;
+}
+
+/** What an LLM judge needs: a prompt whose placeholders name call fields, and a scale with room in it. */
+function checkJudge(scorer: MonitorBody['scorer']): void {
+  if (!scorer.prompt) throw new InvalidCheckError('prompt', 'An llm_judge needs a prompt');
+  const unknown = unknownPlaceholders(scorer.prompt);
+  if (unknown.length > 0) {
+    throw new InvalidCheckError('prompt', `Unknown placeholder {{${unknown[0]}}}: use {{output}}, {{inputs}}, {{inputs.<key>}}, {{attributes.<key>}}, {{summary.<key>}} or {{exception}}`);
+  }
+  const scale = judgeScale(scorer);
+  if (!(scale.min < scale.max)) throw new InvalidCheckError('score_max', 'score_max must be greater than score_min');
 }

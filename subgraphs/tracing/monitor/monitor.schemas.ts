@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FreeObject, OptionalNullable, StringEnum } from '../schema-helpers.js';
 
-/** The built-in checks a monitor can run on a call (the LLM judge comes later). */
-export const SCORER_KINDS = ['regex', 'json_schema', 'length', 'contains', 'equals'] as const;
+/** The scorers a monitor can run on a call: the built-in checks and an LLM judge. */
+export const SCORER_KINDS = ['regex', 'json_schema', 'length', 'contains', 'equals', 'llm_judge'] as const;
 export type ScorerKind = (typeof SCORER_KINDS)[number];
 
 /** A call field as a dotted path: `output`, `output.answer`, `inputs.expected`, `attributes.expected_answer`, `summary.x`, `exception`. */
@@ -36,6 +36,7 @@ export const MonitorScorerSchema = Type.Object(
         length: '1 when the length of `field` as text is within [min_length, max_length], else 0',
         contains: '1 when `field` as text contains `other_field` as text, else 0',
         equals: '1 when `field` equals `other_field` (JSON equality; text compared trimmed), else 0',
+        llm_judge: 'A catalog model answers `prompt` (its `{{output}}`, `{{inputs.x}}` placeholders filled from the call); the first number of its answer, clamped to [score_min, score_max], is the score and the answer the reason',
       },
     },
     field: OptionalNullable(FieldPath('The call field checked (default `output`)')),
@@ -43,6 +44,13 @@ export const MonitorScorerSchema = Type.Object(
     json_schema: OptionalNullable(FreeObject({ description: 'json_schema: the JSON Schema (draft 7) the field must satisfy' })),
     min_length: OptionalNullable(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'length: the least length, in characters' })),
     max_length: OptionalNullable(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'length: the greatest length, in characters' })),
+    prompt: OptionalNullable(
+      Type.String({ minLength: 1, maxLength: 20_000, description: 'llm_judge: the prompt template; `{{output}}`, `{{inputs}}`, `{{inputs.question}}`, `{{attributes.x}}` are replaced by those call fields as text' }),
+    ),
+    model: OptionalNullable(Type.String({ minLength: 1, maxLength: 500, description: 'llm_judge: the catalog model that answers (default `trellis-tiny`, the embedded model)' })),
+    max_tokens: OptionalNullable(Type.Integer({ minimum: 1, maximum: 4096, description: 'llm_judge: most tokens of its answer (default 16)' })),
+    score_min: OptionalNullable(Type.Number({ description: 'llm_judge: the least score (default 0); lower numbers are clamped to it' })),
+    score_max: OptionalNullable(Type.Number({ description: 'llm_judge: the greatest score (default 1); higher numbers are clamped to it' })),
     other_field: OptionalNullable(FieldPath('contains/equals: the call field compared with, e.g. `inputs.expected` or `attributes.expected_answer`')),
   },
   { additionalProperties: false, graphqlName: 'MonitorScorerInput', description: "A monitor's scorer: a built-in check and its settings" },

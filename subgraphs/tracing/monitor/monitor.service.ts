@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../../../platform/errors.js';
 import { uuidv7 } from '../../../platform/uuidv7.js';
 import type { TracingDatabase } from '../db/database.js';
+import type { ModelJudge } from './llm-judge.js';
 import { backfillMonitor, type BackfillResult } from './monitor-backfill.js';
 import { monitorOf, type MonitorDefinition } from './monitor-definition.js';
 import { validateMonitor } from './monitor-validation.js';
@@ -21,7 +22,7 @@ function assertMonitorId(id: string): void {
   if (!UUID.test(id)) throw new NotFoundError(`Monitor ${id} not found in this project`);
 }
 
-const NO_RESULTS = { scored: 0, skipped: 0, failed: 0, mean_latency_ms: null, mean_score: null };
+const NO_RESULTS = { scored: 0, skipped: 0, failed: 0, mean_latency_ms: null, mean_score: null, prompt_tokens: 0, completion_tokens: 0 };
 
 /**
  * Monitors of a project: defined, changed, paused, resumed and deleted by its admins (the resolver checks), listed
@@ -32,6 +33,7 @@ export class MonitorService {
   constructor(
     private readonly db: Kysely<TracingDatabase>,
     private readonly monitored: MonitoredProjects,
+    private readonly judge: ModelJudge | undefined,
   ) {}
 
   async create(userId: string, projectId: string, body: unknown): Promise<MonitorDefinition> {
@@ -65,7 +67,7 @@ export class MonitorService {
   /** Scores the project's ended calls started in [from, to) that the monitor has not looked at yet (monitor-backfill.ts). */
   backfill(projectId: string, id: string, from: Date, to: Date): Promise<BackfillResult> {
     assertMonitorId(id);
-    return backfillMonitor(this.db, projectId, id, from, to);
+    return backfillMonitor(this.db, this.judge, projectId, id, from, to);
   }
 
   async list(projectId: string): Promise<MonitorWithStats[]> {

@@ -17,6 +17,8 @@ export interface MonitorStatsRow {
   failed: number;
   mean_latency_ms: number | null;
   mean_score: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
 }
 
 const MONITORED_CALL_COLUMNS = ['project_id', 'id', 'op_name', 'parent_id', 'attributes', 'inputs', 'output', 'summary', 'exception'] as const;
@@ -96,6 +98,13 @@ export const monitorStore = {
     return (await query.orderBy('started_at').orderBy('id').limit(limit).execute()) as (MonitoredCall & { started_at: Date })[];
   },
 
+  /** Which of these (monitor, call) pairs have a result already (`monitor_id/call_id` keys). */
+  async recordedPairs(db: Db, monitorIds: string[], callIds: string[]): Promise<Set<string>> {
+    if (monitorIds.length === 0 || callIds.length === 0) return new Set();
+    const rows = await db.selectFrom('monitor_results').select(['monitor_id', 'call_id']).where('monitor_id', 'in', monitorIds).where('call_id', 'in', callIds).execute();
+    return new Set(rows.map((row) => resultKey(row.monitor_id, row.call_id)));
+  },
+
   /**
    * Records results; resolves with the keys (`monitor_id/call_id`) of those that went in — a result already there (a
    * redelivered event, another process, an earlier backfill) is left as it is, and its caller must not score again.
@@ -131,7 +140,9 @@ export const monitorStore = {
         count(*) filter (where outcome = 'skipped')::int as skipped,
         count(*) filter (where outcome = 'failed')::int as failed,
         avg(latency_ms) filter (where outcome <> 'skipped') as mean_latency_ms,
-        avg(score) filter (where outcome = 'scored') as mean_score
+        avg(score) filter (where outcome = 'scored') as mean_score,
+        coalesce(sum(prompt_tokens), 0)::int as prompt_tokens,
+        coalesce(sum(completion_tokens), 0)::int as completion_tokens
       from tracing.monitor_results
       where monitor_id = any(${monitorIds}::uuid[])
       group by monitor_id`.execute(db);

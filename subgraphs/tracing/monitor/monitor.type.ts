@@ -20,6 +20,11 @@ export class MonitorScorer {
   @Field(() => Int, { nullable: true, description: 'length: the least length, in characters' }) minLength!: number | null;
   @Field(() => Int, { nullable: true, description: 'length: the greatest length, in characters' }) maxLength!: number | null;
   @Field(() => String, { nullable: true, description: 'contains/equals: the call field compared with' }) otherField!: string | null;
+  @Field(() => String, { nullable: true, description: 'llm_judge: the prompt template' }) prompt!: string | null;
+  @Field(() => String, { nullable: true, description: 'llm_judge: the catalog model that answers (null: `trellis-tiny`)' }) model!: string | null;
+  @Field(() => Int, { nullable: true, description: 'llm_judge: most tokens of its answer (null: 16)' }) maxTokens!: number | null;
+  @Field(() => Float, { nullable: true, description: 'llm_judge: the least score (null: 0)' }) scoreMin!: number | null;
+  @Field(() => Float, { nullable: true, description: 'llm_judge: the greatest score (null: 1)' }) scoreMax!: number | null;
 }
 
 @ObjectType({ description: 'What a monitor has done: calls scored, passed over by sampling, failed, and its scoring latency', simpleResolvers: true })
@@ -29,6 +34,8 @@ export class MonitorStats {
   @Field(() => Int, { description: 'Calls it could not score (e.g. the field checked was absent)' }) failed!: number;
   @Field(() => Float, { nullable: true, description: 'Mean time the scorer took per call, in milliseconds (scored and failed calls)' }) meanLatencyMs!: number | null;
   @Field(() => Float, { nullable: true, description: 'Mean score of the scored calls' }) meanScore!: number | null;
+  @Field(() => Int, { description: "Prompt tokens its LLM judge spent (0 for built-in checks)" }) promptTokens!: number;
+  @Field(() => Int, { description: "Completion tokens its LLM judge spent (0 for built-in checks)" }) completionTokens!: number;
 }
 
 @ObjectType({ description: "A monitor (online evaluation): a scorer applied to a sample of a project's new calls, its scores written as feedback", simpleResolvers: true })
@@ -63,12 +70,17 @@ export function toMonitor(monitor: MonitorDefinition | MonitorWithStats, ref: st
       minLength: monitor.scorer.min_length ?? null,
       maxLength: monitor.scorer.max_length ?? null,
       otherField: monitor.scorer.other_field ?? null,
+      prompt: monitor.scorer.prompt ?? null,
+      model: monitor.scorer.model ?? null,
+      maxTokens: monitor.scorer.max_tokens ?? null,
+      scoreMin: monitor.scorer.score_min ?? null,
+      scoreMax: monitor.scorer.score_max ?? null,
     },
     active: monitor.active,
     createdAt: monitor.createdAt,
     updatedAt: monitor.updatedAt,
     stats: stats
-      ? { scored: stats.scored, skippedBySampling: stats.skipped, failed: stats.failed, meanLatencyMs: stats.mean_latency_ms, meanScore: stats.mean_score }
+      ? { scored: stats.scored, skippedBySampling: stats.skipped, failed: stats.failed, meanLatencyMs: stats.mean_latency_ms, meanScore: stats.mean_score, promptTokens: stats.prompt_tokens, completionTokens: stats.completion_tokens }
       : null,
   };
 }

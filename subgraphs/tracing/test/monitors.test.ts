@@ -31,7 +31,7 @@ const MONITOR_FIELDS = `id name ref active samplingRate filter { opNames attribu
 const CREATE = `mutation($entity: String!, $project: String!, $input: MonitorInput!) { createMonitor(entity: $entity, project: $project, input: $input) { ${MONITOR_FIELDS} } }`;
 const PAUSE = `mutation($entity: String!, $project: String!, $id: String!) { pauseMonitor(entity: $entity, project: $project, id: $id) { id active } }`;
 const RESUME = `mutation($entity: String!, $project: String!, $id: String!) { resumeMonitor(entity: $entity, project: $project, id: $id) { id active } }`;
-const LIST = `query($entity: String!, $name: String!) { project(entity: $entity, name: $name) { monitors { ${MONITOR_FIELDS} stats { scored skippedBySampling failed meanLatencyMs meanScore } } } }`;
+const LIST = `query($entity: String!, $name: String!) { project(entity: $entity, name: $name) { monitors { ${MONITOR_FIELDS} stats { scored skippedBySampling failed meanLatencyMs meanScore promptTokens completionTokens } } } }`;
 
 interface Stats {
   scored: number;
@@ -39,6 +39,8 @@ interface Stats {
   failed: number;
   meanLatencyMs: number | null;
   meanScore: number | null;
+  promptTokens: number;
+  completionTokens: number;
 }
 
 const projects = new Set<string>();
@@ -190,6 +192,35 @@ describe('traced inference completions', () => {
   }, 60_000);
 });
 
+describe('LLM judge', () => {
+  it('asks the embedded model through the inference family and records the first number of its answer (clamped) as the score, with its tokens and latency', async () => {
+    const project = 'monitors-judge';
+    const projectId = `trellis/${project}`;
+    const monitor = await createMonitor(project, {
+      name: 'judge',
+      samplingRate: 1,
+      scorer: { kind: 'LLM_JUDGE', prompt: 'Question: {{inputs.question}} Answer: {{output}} Score 0 to 10:', scoreMax: 10, maxTokens: 8 },
+    });
+    await upsertBatch(projectId, [
+      { id: 'j1', inputs: { question: '2+2=' }, output: '4' },
+      { id: 'j2', inputs: { question: '3+5=' }, output: '9' },
+    ]);
+    const stats = await settled(project, monitor.id, 2);
+    expect(stats.scored + stats.failed).toBe(2);
+    expect(stats.promptTokens).toBeGreaterThan(0);
+    expect(stats.completionTokens).toBeGreaterThan(0);
+    expect(stats.meanLatencyMs).toBeGreaterThan(0);
+    // Each score is what the answer (the reason) says: its first number, clamped to [0, 10].
+    for (const row of await feedbackOf(projectId, 'wandb.runnable.judge')) {
+      const first = Number(/-?\d+(?:\.\d+)?/.exec(row.payload.reason)![0]);
+      expect(row.payload.output).toBe(Math.min(10, Math.max(0, first)));
+    }
+    // The judge's own completions name no project: they are not traced (traced, the monitor would judge them too).
+    const calls = await traces(platform, '/calls/query', { project_id: projectId, limit: 100 });
+    expect((calls.body.calls as { id: string }[]).map((call) => call.id).sort()).toEqual(['j1', 'j2']);
+  }, 60_000);
+});
+
 describe('what a monitor looks at', () => {
   it('a paused monitor scores nothing, and scores new calls again once resumed', async () => {
     const project = 'monitors-paused';
@@ -321,6 +352,9 @@ describe('defining monitors', () => {
       [{ name: 'rate-high', samplingRate: 1.5, scorer: { kind: 'REGEX', pattern: 'x' } }, ['input', 'samplingRate']],
       [{ name: 'no-other', samplingRate: 1, scorer: { kind: 'EQUALS' } }, ['input', 'scorer', 'otherField']],
       [{ name: 'bounds', samplingRate: 1, scorer: { kind: 'LENGTH', minLength: 5, maxLength: 2 } }, ['input', 'scorer', 'maxLength']],
+      [{ name: 'judge-placeholder', samplingRate: 1, scorer: { kind: 'LLM_JUDGE', prompt: 'Rate {{answer}}' } }, ['input', 'scorer', 'prompt']],
+      [{ name: 'judge-no-prompt', samplingRate: 1, scorer: { kind: 'LLM_JUDGE' } }, ['input', 'scorer', 'prompt']],
+      [{ name: 'judge-scale', samplingRate: 1, scorer: { kind: 'LLM_JUDGE', prompt: 'Rate {{output}}', scoreMin: 5, scoreMax: 5 } }, ['input', 'scorer', 'scoreMax']],
       [{ name: 'bad name!', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'x' } }, ['input', 'name']],
     ];
     for (const [input, field] of cases) {
