@@ -30,6 +30,21 @@ export interface TracingCallsEndedPayload {
 }
 
 /**
+ * Tracing → automations: a monitor's mean score over its threshold's window fell below the threshold (with at least
+ * its minimum of scored calls in the window). Published once per crossing, in the transaction that recorded the
+ * scores that crossed it; it is published again only after the mean has come back to the threshold or above. The
+ * type is the automation event kind it triggers; `event.entity`/`project` are the monitor's project. The payload
+ * carries the mean as `metric` (`name` the monitor's name, `value` the mean, `step` the samples), so automation
+ * payload templates read it as ${metric_name} and ${metric_value}.
+ */
+export const MONITOR_SCORE_DROP_EVENT = 'MONITOR_SCORE_DROP';
+
+export interface MonitorScoreDropPayload {
+  metric: { name: string; value: number; step: number };
+  monitor: { id: string; name: string; below: number; window_minutes: number; min_samples: number; samples: number; mean_score: number };
+}
+
+/**
  * Event types deleted from the outbox as soon as every durable consumer of the type has applied them, whatever the
  * event retention: they carry whole requests and answers (a flush's traced completions each), their consumer turned
  * them into rows of its own (calls), and kept they would be most of the event log's size.

@@ -27,6 +27,8 @@ export const AUTOMATION_EVENT_TYPES = [
   'RUN_METRIC',
   'RUN_METRIC_CHANGE',
   'RUN_STATE',
+  // Tracing: a monitor's mean score fell below its threshold (platform/events/contracts.ts MONITOR_SCORE_DROP_EVENT).
+  'MONITOR_SCORE_DROP',
 ] as const;
 export type AutomationEventType = (typeof AUTOMATION_EVENT_TYPES)[number];
 /** Registry scope watches links and aliases; project scope watches everything. */

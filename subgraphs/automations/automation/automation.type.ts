@@ -31,7 +31,7 @@ const EVENT = {
   type: 'The kind of change watched',
   aliasRegex: 'ADD_ARTIFACT_ALIAS (required): regex on the alias',
   tagRegex: 'ADD_ARTIFACT_TAG: regex on the tag',
-  metricName: 'RUN_METRIC / RUN_METRIC_CHANGE: metric name',
+  metricName: 'RUN_METRIC / RUN_METRIC_CHANGE: metric name; MONITOR_SCORE_DROP: only this monitor (absent: any of the project)',
   window: 'RUN_METRIC / RUN_METRIC_CHANGE: most recent values considered (default 5; change: 10)',
   aggregation: 'RUN_METRIC / RUN_METRIC_CHANGE: how the window is summarised (default AVG)',
   comparison: 'RUN_METRIC: how the summary is compared with the threshold',

@@ -42,6 +42,9 @@ export function matchesFilters(automation: AutomationRow, event: PlatformEvent):
     case 'RUN_METRIC':
     case 'RUN_METRIC_CHANGE':
       return payload.metric?.name === filter.metricName && matchesRun(automation, payload);
+    case 'MONITOR_SCORE_DROP':
+      // The drop's payload names the monitor as its metric: metricName, when given, picks one monitor.
+      return !filter.metricName || payload.metric?.name === filter.metricName;
     default:
       return true;
   }

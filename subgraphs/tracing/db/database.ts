@@ -110,6 +110,10 @@ export interface MonitorsTable {
   /** The scorer's definition (MonitorScorer, validated when saved). */
   scorer: Json;
   active: boolean;
+  /** MonitorThreshold (null: none). */
+  threshold: Json;
+  /** Whether the threshold is crossed now (set when the crossing's event is published). */
+  threshold_crossed: Generated<boolean>;
   /** User id of whoever created it: its scores' feedback is written as theirs. */
   created_by: string;
   created_at: ColumnType<Date, Date | undefined, never>;

@@ -4,6 +4,7 @@ import type { TracingDatabase } from '../db/database.js';
 import { monitorOf } from './monitor-definition.js';
 import type { ModelJudge } from './llm-judge.js';
 import { recordScores, scoreCalls, type ScoringCounts } from './monitor-scoring.js';
+import { checkThresholds } from './monitor-threshold.js';
 import { monitorStore } from './monitor.store.js';
 
 /** Calls read and scored per transaction: a page holds its calls' inputs and outputs in memory. */
@@ -38,7 +39,11 @@ export async function backfillMonitor(db: Kysely<TracingDatabase>, judge: ModelJ
     const page = await monitorStore.endedCallsStartedIn(db, projectId, { from, to }, after, Math.min(BACKFILL_PAGE, BACKFILL_MAX_CALLS - result.calls));
     if (page.length === 0) return result;
     const pairs = await scoreCalls(db, [monitor], page, judge);
-    const counts = await db.transaction().execute((trx) => recordScores(trx, pairs));
+    const counts = await db.transaction().execute(async (trx) => {
+      const recorded = await recordScores(trx, pairs);
+      await checkThresholds(trx, [monitor]);
+      return recorded;
+    });
     result.calls += page.length;
     result.scored += counts.scored;
     result.skipped += counts.skipped;

@@ -7,6 +7,8 @@ import type { TracingDatabase } from '../db/database.js';
 import { monitorOf } from './monitor-definition.js';
 import type { ModelJudge } from './llm-judge.js';
 import { recordScores, scoreCalls, type ScoredPair } from './monitor-scoring.js';
+import { checkThresholds } from './monitor-threshold.js';
+import type { MonitorDefinition } from './monitor-definition.js';
 import { monitorStore } from './monitor.store.js';
 
 const CONSUMER = 'tracing-monitors';
@@ -48,14 +50,16 @@ export class MonitorConsumer extends PlatformEventConsumer {
    * nothing new: their pairs are already there.
    */
   protected override async applyBatch(events: PlatformEvent[]): Promise<void> {
-    const pairs = await this.score(events);
+    const { pairs, monitors } = await this.score(events);
     await this.db.transaction().execute(async (trx) => {
       const fresh = await claimEvents(trx, CONSUMER, events);
-      if (fresh.length > 0) await recordScores(trx, pairs);
+      if (fresh.length === 0) return;
+      await recordScores(trx, pairs);
+      await checkThresholds(trx, monitors);
     });
   }
 
-  private async score(events: PlatformEvent[]): Promise<ScoredPair[]> {
+  private async score(events: PlatformEvent[]): Promise<{ pairs: ScoredPair[]; monitors: MonitorDefinition[] }> {
     const idsByProject = new Map<string, Set<string>>();
     for (const event of events) {
       if (!event.project) continue;
@@ -71,7 +75,7 @@ export class MonitorConsumer extends PlatformEventConsumer {
       if (own.length === 0) continue;
       pairs.push(...(await scoreCalls(this.db, own, await monitorStore.endedCalls(this.db, projectId, [...ids]), this.judge)));
     }
-    return pairs;
+    return { pairs, monitors };
   }
 
   protected async passOver(event: PlatformEvent): Promise<void> {

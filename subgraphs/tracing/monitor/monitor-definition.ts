@@ -1,5 +1,5 @@
 import type { MonitorCallFilter } from './call-selection.js';
-import type { MonitorScorer } from './monitor.schemas.js';
+import type { MonitorScorer, MonitorThreshold } from './monitor.schemas.js';
 import type { MonitorRow } from './monitor.store.js';
 
 /** A monitor as the scoring reads it (a stored row with its JSON columns typed). */
@@ -11,6 +11,8 @@ export interface MonitorDefinition {
   samplingRate: number;
   scorer: MonitorScorer;
   active: boolean;
+  /** When its mean score is a quality drop (null: never announced). */
+  threshold: MonitorThreshold | null;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
@@ -25,6 +27,7 @@ export function monitorOf(row: MonitorRow): MonitorDefinition {
     samplingRate: row.sampling_rate,
     scorer: row.scorer as MonitorScorer,
     active: row.active,
+    threshold: (row.threshold ?? null) as MonitorThreshold | null,
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -57,6 +57,16 @@ export const MonitorScorerSchema = Type.Object(
 );
 export type MonitorScorer = Static<typeof MonitorScorerSchema>;
 
+export const MonitorThresholdSchema = Type.Object(
+  {
+    below: Type.Number({ description: 'Publish a MONITOR_SCORE_DROP event when the mean score over the window falls below this' }),
+    window_minutes: Type.Integer({ minimum: 1, maximum: 10_080, description: 'The window: scores recorded in the last this many minutes (1 to 10,080)' }),
+    min_samples: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Fewest scored calls in the window for the mean to count' }),
+  },
+  { additionalProperties: false, graphqlName: 'MonitorThresholdInput', description: 'When a monitor announces a quality drop (an automation event)' },
+);
+export type MonitorThreshold = Static<typeof MonitorThresholdSchema>;
+
 export const MonitorBody = Type.Object(
   {
     name: Type.String({
@@ -67,6 +77,7 @@ export const MonitorBody = Type.Object(
     sampling_rate: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'The share of matching calls scored, in (0, 1]; the decision is fixed per monitor and call' }),
     scorer: MonitorScorerSchema,
     active: OptionalNullable(Type.Boolean({ description: 'Whether it scores new calls (default true)' })),
+    threshold: OptionalNullable(MonitorThresholdSchema),
   },
   { additionalProperties: false, graphqlName: 'MonitorInput', description: 'A monitor: which calls, how many of them, and how they are scored' },
 );

@@ -108,5 +108,6 @@ function columnsOf(body: MonitorBody): Omit<NewMonitorRow, 'id' | 'project_id' |
     sampling_rate: body.sampling_rate,
     scorer: body.scorer,
     active: body.active ?? true,
+    threshold: body.threshold ?? null,
   };
 }

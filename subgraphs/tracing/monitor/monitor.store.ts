@@ -6,7 +6,7 @@ import type { MonitoredCall } from './monitored-call.js';
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
 
 export type MonitorRow = Selectable<MonitorsTable>;
-export type NewMonitorRow = Omit<MonitorRow, 'created_at' | 'updated_at'>;
+export type NewMonitorRow = Omit<MonitorRow, 'created_at' | 'updated_at' | 'threshold_crossed'>;
 export type MonitorResultRow = Omit<MonitorResultsTable, 'created_at'>;
 
 /** Outcome counts and latency of one monitor's results. */
@@ -27,7 +27,12 @@ export const monitorStore = {
   async insert(db: Db, row: NewMonitorRow): Promise<MonitorRow> {
     return db
       .insertInto('monitors')
-      .values({ ...row, attributes: JSON.stringify(row.attributes) as never, scorer: JSON.stringify(row.scorer) as never })
+      .values({
+        ...row,
+        attributes: JSON.stringify(row.attributes) as never,
+        scorer: JSON.stringify(row.scorer) as never,
+        threshold: row.threshold === null ? null : (JSON.stringify(row.threshold) as never),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
   },
@@ -36,6 +41,7 @@ export const monitorStore = {
     const values: Record<string, unknown> = { ...fields, updated_at: sql`now()` };
     if ('attributes' in fields) values.attributes = JSON.stringify(fields.attributes);
     if ('scorer' in fields) values.scorer = JSON.stringify(fields.scorer);
+    if ('threshold' in fields) values.threshold = fields.threshold === null ? null : JSON.stringify(fields.threshold);
     return db.updateTable('monitors').set(values as never).where('project_id', '=', projectId).where('id', '=', id).returningAll().executeTakeFirst();
   },
 
@@ -130,6 +136,23 @@ export const monitorStore = {
       from ${events} as e cross join lateral jsonb_array_elements(
         case when e.type = ${INFERENCE_COMPLETIONS_EVENT} then e.payload -> 'calls' else jsonb_build_array(e.payload -> 'call') end) as c(call)`.execute(db);
     return rows;
+  },
+
+  /** Scored results of the monitor recorded in the last `minutes`: how many, and their mean score. */
+  async recentMean(db: Db, monitorId: string, minutes: number): Promise<{ samples: number; mean: number | null }> {
+    const { rows } = await sql<{ samples: number; mean: number | null }>`
+      select count(*)::int as samples, avg(score) as mean from tracing.monitor_results
+      where monitor_id = ${monitorId} and outcome = 'scored' and created_at > now() - make_interval(mins => ${minutes})`.execute(db);
+    return rows[0]!;
+  },
+
+  /**
+   * Marks the monitor's threshold crossed or not; true only when that changed. The row lock makes two processes'
+   * transactions take turns, so one crossing is seen as a change once.
+   */
+  async setThresholdCrossed(db: Db, monitorId: string, crossed: boolean): Promise<boolean> {
+    const result = await db.updateTable('monitors').set({ threshold_crossed: crossed }).where('id', '=', monitorId).where('threshold_crossed', '<>', crossed).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   },
 
   async stats(db: Db, monitorIds: string[]): Promise<MonitorStatsRow[]> {

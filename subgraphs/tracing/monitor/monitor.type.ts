@@ -27,6 +27,13 @@ export class MonitorScorer {
   @Field(() => Float, { nullable: true, description: 'llm_judge: the greatest score (null: 1)' }) scoreMax!: number | null;
 }
 
+@ObjectType({ description: 'When a monitor announces a quality drop (a MONITOR_SCORE_DROP automation event)', simpleResolvers: true })
+export class MonitorThreshold {
+  @Field(() => Float, { description: 'The mean score under which it is a drop' }) below!: number;
+  @Field(() => Int, { description: 'The window, in minutes' }) windowMinutes!: number;
+  @Field(() => Int, { description: 'Fewest scored calls in the window for the mean to count' }) minSamples!: number;
+}
+
 @ObjectType({ description: 'What a monitor has done: calls scored, passed over by sampling, failed, and its scoring latency', simpleResolvers: true })
 export class MonitorStats {
   @Field(() => Int, { description: 'Calls scored (each has a feedback record with the score)' }) scored!: number;
@@ -48,6 +55,7 @@ export class Monitor {
   @Field(() => Float, { description: 'The share of matching calls scored, in (0, 1]' }) samplingRate!: number;
   @Field(() => MonitorScorer, { description: 'How calls are scored' }) scorer!: MonitorScorer;
   @Field(() => Boolean, { description: 'Whether it scores new calls (false: paused)' }) active!: boolean;
+  @Field(() => MonitorThreshold, { nullable: true, description: 'When it announces a quality drop (null: never)' }) threshold!: MonitorThreshold | null;
   @Field(() => Date, { description: 'When it was created' }) createdAt!: Date;
   @Field(() => Date, { description: 'When it was last changed' }) updatedAt!: Date;
   @Field(() => MonitorStats, { nullable: true, description: 'Its counts so far (listed monitors; null in mutation answers)' }) stats!: MonitorStats | null;
@@ -77,6 +85,9 @@ export function toMonitor(monitor: MonitorDefinition | MonitorWithStats, ref: st
       scoreMax: monitor.scorer.score_max ?? null,
     },
     active: monitor.active,
+    threshold: monitor.threshold
+      ? { below: monitor.threshold.below, windowMinutes: monitor.threshold.window_minutes, minSamples: monitor.threshold.min_samples }
+      : null,
     createdAt: monitor.createdAt,
     updatedAt: monitor.updatedAt,
     stats: stats

@@ -10,6 +10,7 @@ import * as callSearch from './2026-11-28T0600-call-search.js';
 import * as callListOrder from './2026-11-28T0700-call-list-order.js';
 import * as monitors from './2026-11-28T0700-monitors.js';
 import * as monitorJudgeTokens from './2026-11-28T0730-monitor-judge-tokens.js';
+import * as monitorThresholds from './2026-11-28T0740-monitor-thresholds.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -24,4 +25,5 @@ export const tracingMigrations: Migrations = {
   '2026-11-28T0700-call-list-order': callListOrder,
   '2026-11-28T0700-monitors': monitors,
   '2026-11-28T0730-monitor-judge-tokens': monitorJudgeTokens,
+  '2026-11-28T0740-monitor-thresholds': monitorThresholds,
 };
