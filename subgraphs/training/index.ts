@@ -29,12 +29,14 @@ import { RemoteWorkerService } from './remote/remote-worker.service.js';
 import { loadTrainingConfig } from './training-config.js';
 import { TrainingService } from './training-service.js';
 import { CheckpointPromotionService } from './promotion/checkpoint-promotion.service.js';
+import { TraceDatasetExporter } from './sft/trace-dataset-export.js';
+import { SftFromDatasetResolver } from './sft/sft-from-dataset.resolver.js';
 
 /** Family C: trainable models, checkpoints, RL and SFT training jobs with event streams. */
 export const trainingSubgraph = defineSubgraph<TrainingServices>({
   name: 'training',
   migrations: trainingMigrations,
-  resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver, RemoteWorkerResolver],
+  resolvers: [TrainingProjectResolver, TrainingModelResolver, TrainingJobResolver, TrainingHealthResolver, CheckpointChatResolver, RemoteWorkerResolver, SftFromDatasetResolver],
   orphanedTypes: [Project],
   createServices: ({ store, config, logger, graph, modelLimiter }) => {
     const trainingStore = new TrainingStore(store as Kysely<TrainingDatabase>);
@@ -44,11 +46,13 @@ export const trainingSubgraph = defineSubgraph<TrainingServices>({
     const runner = new TrainingJobRunner(trainingStore, backend, trainingConfig, logger);
     const usageEvents = new UsageEventPublisher(db, logger);
     // SFT datasets are read from the registry through the graph, as the submitting caller.
-    const training = new TrainingService(trainingStore, new SftDatasetResolver(graph ?? new UnavailableGraph()), trainingConfig.trainableBaseModels);
+    const platformGraph = graph ?? new UnavailableGraph();
+    const training = new TrainingService(trainingStore, new SftDatasetResolver(platformGraph), trainingConfig.trainableBaseModels);
     return {
       store: trainingStore,
       training,
       promotion: new CheckpointPromotionService(trainingStore, training),
+      datasetExport: new TraceDatasetExporter(platformGraph),
       config: trainingConfig,
       runner,
       // Checkpoint completions are admitted by the process's model limiter (shared with inference) and counted in

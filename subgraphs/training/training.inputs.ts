@@ -5,6 +5,8 @@ import {
   ModelCreateBody,
   RlJobCreateBody,
   SftJobCreateBody,
+  SftJobFromTraceDatasetBody,
+  TraceDatasetSftExportBody,
   TrajectoryLogBody,
   WorkerResultInput,
   WorkerStepBody,
@@ -21,6 +23,8 @@ export const TrainingCheckpointPromoteInput = typedInput(CheckpointPromoteBody);
 export const TrajectoryLogInput = typedInput(TrajectoryLogBody);
 export const RlTrainingJobCreateInput = typedInput(RlJobCreateBody);
 export const SftTrainingJobCreateInput = typedInput(SftJobCreateBody);
+export const TraceDatasetSftExportInput = typedInput(TraceDatasetSftExportBody);
+export const SftTrainingJobFromDatasetInput = typedInput(SftJobFromTraceDatasetBody);
 export const TrainingStepReportInput = typedInput(WorkerStepBody);
 export const TrainingWorkResultInput = typedInput(WorkerResultInput);
 

@@ -176,6 +176,43 @@ export const SftJobCreateBody = Type.Object(
 );
 export type SftJobCreateBody = Static<typeof SftJobCreateBody>;
 
+/** A column name of a Weave Dataset's rows. */
+const ColumnName = Type.String({ minLength: 1, maxLength: 128 });
+
+/**
+ * A Weave Dataset version (tracing's objects, e.g. one built from traces) to turn into the chat JSONL an SFT job
+ * trains on: one `{"messages": [...]}` line per row — an optional system message, the prompt column (text = a user
+ * message; a list of `{role, content}` messages = those messages) and the completion column as the assistant's answer.
+ */
+export const TraceDatasetSftExportBody = Type.Object(
+  {
+    entity: Type.Optional(Type.Union([Name, Type.Null()], { description: "The dataset's team; null or absent = the caller's default entity" })),
+    project: Type.String({ minLength: 1, maxLength: 128, description: 'The project holding the Dataset (the artifact is created there too)' }),
+    dataset: Type.String({ minLength: 1, maxLength: 128, description: 'The Dataset object name' }),
+    version: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Null()], { description: 'v<N>, a digest, or latest (the default)' })),
+    prompt_column: Type.Optional(Type.Union([ColumnName, Type.Null()], { description: 'The column with the prompt: text, or a list of chat messages (default question)' })),
+    completion_column: Type.Optional(Type.Union([ColumnName, Type.Null()], { description: "The column with the assistant's answer to learn (default expected)" })),
+    system_prompt: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 20_000 }), Type.Null()], { description: 'A system message put first in every line' })),
+    artifact: Type.Optional(
+      Type.Union([Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$' }), Type.Null()], {
+        description: 'The registry collection the JSONL is saved in, as the next version (default <dataset>-sft)',
+      }),
+    ),
+  },
+  { graphqlName: 'TraceDatasetSftExportInput', description: 'A Dataset version to export as SFT chat JSONL (train.jsonl) into the registry' },
+);
+export type TraceDatasetSftExportBody = Static<typeof TraceDatasetSftExportBody>;
+
+export const SftJobFromTraceDatasetBody = Type.Object(
+  {
+    model_id: Type.String({ format: 'uuid', description: 'The model to fine-tune' }),
+    dataset: TraceDatasetSftExportBody,
+    config: SftJobCreateBody.properties.config,
+  },
+  { graphqlName: 'SftTrainingJobFromDatasetInput', description: 'An SFT job on a model from a Weave Dataset version, exported first as train.jsonl' },
+);
+export type SftJobFromTraceDatasetBody = Static<typeof SftJobFromTraceDatasetBody>;
+
 /** The remote trainer protocol (docs/training.md): what a trainer machine sends about its assignment. */
 const WorkerId = Type.String({ minLength: 1, maxLength: 200, description: 'The trainer machine holding the lease' });
 
