@@ -1,0 +1,199 @@
+/**
+ * What monitors add to call ingestion (issue #31: at most 10%), side by side in one run against one platform and one
+ * PostgreSQL: the same loads on a project without monitors and on a project with one active built-in monitor (a
+ * regex over the output, every call sampled), interleaved round by round so that drift on a shared machine hits both.
+ *
+ *   npm run build && LOG_LEVEL=warn node dist/bench/monitors.js [--seconds 8] [--rounds 3] [--batch 500]
+ *
+ * Loads (each call ends, so a monitored project's writes publish the monitors' event):
+ * - `/call/start` alone, 64 concurrent connections (a start ends nothing: monitors cost only the in-memory check);
+ * - `/call/start` then `/call/end` per call, 64 concurrent (each end of a monitored project is a transaction with
+ *   its event);
+ * - `/call/upsert_batch` of `--batch` calls (a start and an end each), 4 concurrent (one event per batch).
+ * Each monitored round then waits until the monitor has scored every call it ended (the consumer's work is part of
+ * the cost), and the platform's CPU time (all its processes, Linux /proc) is read over the load and that drain. The
+ * ratios printed are monitored / unmonitored: throughput (calls/s) and platform CPU per call.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Pool as HttpPool } from 'undici';
+import { uuidv7 } from 'uuidv7';
+import { createDatabase } from '../platform/db/connection.js';
+import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
+import { fmt, runLoad, type LoadResult } from './load.js';
+import { readProcessTree, usedBetween } from './process-cpu.js';
+import { startService, waitUntilOk, type Service } from './support.js';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? args[index + 1]! : fallback;
+};
+const SECONDS = Number(option('seconds', '8'));
+const ROUNDS = Number(option('rounds', '3'));
+const BATCH = Number(option('batch', '500'));
+const KEY = 'bench-admin-key-0123456789abcdefghijkl';
+const AUTH = `Basic ${Buffer.from(`api:${KEY}`).toString('base64')}`;
+const PLAIN = 'bench-plain';
+const MONITORED = 'bench-monitored';
+
+interface Measured {
+  calls: number;
+  seconds: number;
+  cpuMs: number;
+  p50: number;
+  p99: number;
+}
+
+async function main() {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-monitors-'));
+  let embedded: RunningPostgres | undefined;
+  let platform: Service | undefined;
+  try {
+    let serverUrl = process.env.DATABASE_URL;
+    if (!serverUrl) {
+      embedded = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
+      serverUrl = embedded.url;
+    }
+    const databaseUrl = await createDatabase(serverUrl, `trellis_bench_monitors_${Date.now()}`);
+    const port = await freePort();
+    platform = startService('server/main.js', [], {
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TRELLIS_BOOTSTRAP_API_KEY: KEY,
+      TRELLIS_DATA_DIR: path.join(tmp, 'data'),
+      // The embedded model is not needed: a built-in check asks no model.
+      TRELLIS_EMBEDDED_MODEL: 'off',
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitUntilOk(`${baseUrl}/healthz`);
+    const http = new HttpPool(baseUrl, { connections: 64, pipelining: 1 });
+    const request = async (method: string, route: string, body: unknown, authorization = AUTH) => {
+      const response = await http.request({ method, path: route, headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify(body) });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`${route}: ${response.statusCode} ${text.slice(0, 300)}`);
+      return JSON.parse(text);
+    };
+    const post = (route: string, body: unknown) => request('POST', `/traces${route}`, body);
+    const graphql = async (query: string, variables: Record<string, unknown> = {}) => {
+      const body = await request('POST', '/graphql', { query, variables }, `Bearer ${KEY}`);
+      if (body.errors) throw new Error(JSON.stringify(body.errors));
+      return body.data;
+    };
+    for (const name of [PLAIN, MONITORED]) await graphql(`mutation($name: String!) { createProject(entity: "trellis", name: $name) { fullName } }`, { name });
+    const { createMonitor } = await graphql(
+      `mutation($input: MonitorInput!) { createMonitor(entity: "trellis", project: "${MONITORED}", input: $input) { id } }`,
+      { input: { name: 'has-answer', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'Paris' } } },
+    );
+    const monitorId: string = createMonitor.id;
+    const looked = async () => {
+      const data = await graphql(`query { project(entity: "trellis", name: "${MONITORED}") { monitors { id stats { scored skippedBySampling failed } } } }`);
+      const stats = data.project.monitors.find((monitor: { id: string }) => monitor.id === monitorId).stats;
+      return stats.scored + stats.skippedBySampling + stats.failed;
+    };
+    let endedMonitored = 0;
+    const drained = async () => {
+      const deadline = Date.now() + 120_000;
+      while ((await looked()) < endedMonitored) {
+        if (Date.now() > deadline) throw new Error(`the monitor did not catch up: ${await looked()} of ${endedMonitored}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+
+    const start = (project: string, id: string) => ({
+      project_id: `trellis/${project}`,
+      id,
+      trace_id: id,
+      op_name: `weave:///trellis/${project}/op/predict:Hx8cR2kqYw3mZt`,
+      started_at: new Date().toISOString(),
+      attributes: { weave: { client_version: '0.11.1', source: 'js-sdk' } },
+      inputs: { prompt: 'What is the capital of France?', temperature: 0.7, max_tokens: 256 },
+    });
+    const end = (project: string, id: string) => ({
+      project_id: `trellis/${project}`,
+      id,
+      ended_at: new Date().toISOString(),
+      output: { answer: 'Paris' },
+      summary: { usage: { 'gpt-4o-mini': { requests: 1, prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } } },
+    });
+
+    const loads: { title: string; concurrency: number; unitsPerTask: number; ends: boolean; task: (project: string) => Promise<void> }[] = [
+      { title: '/call/start (one call per request)', concurrency: 64, unitsPerTask: 1, ends: false, task: async (project) => void (await post('/call/start', { start: start(project, uuidv7()) })) },
+      {
+        title: '/call/start + /call/end (two requests per call)',
+        concurrency: 64,
+        unitsPerTask: 1,
+        ends: true,
+        task: async (project) => {
+          const id = uuidv7();
+          await post('/call/start', { start: start(project, id) });
+          await post('/call/end', { end: end(project, id) });
+        },
+      },
+      {
+        title: `/call/upsert_batch (${BATCH} calls, a start and an end each, per request)`,
+        concurrency: 4,
+        unitsPerTask: BATCH,
+        ends: true,
+        task: async (project) => {
+          const ids = Array.from({ length: BATCH }, () => uuidv7());
+          await post('/call/upsert_batch', {
+            batch: [...ids.map((id) => ({ mode: 'start', req: { start: start(project, id) } })), ...ids.map((id) => ({ mode: 'end', req: { end: end(project, id) } }))],
+          });
+        },
+      },
+    ];
+
+    const measure = async (project: string, load: (typeof loads)[number]): Promise<Measured> => {
+      const before = readProcessTree(platform!.child.pid!);
+      const result: LoadResult = await runLoad(`${load.title} ${project}`, { concurrency: load.concurrency, seconds: SECONDS, unitsPerTask: load.unitsPerTask }, () => load.task(project));
+      if (project === MONITORED && load.ends) {
+        endedMonitored += result.operations;
+        await drained();
+      }
+      const after = readProcessTree(platform!.child.pid!);
+      return { calls: result.operations, seconds: result.seconds, cpuMs: usedBetween(before.node, after.node).cpuSeconds * 1000, p50: result.p50, p99: result.p99 };
+    };
+
+    console.log(`Monitors' ingestion cost — Node ${process.version}, ${os.cpus().length} CPUs, ${ROUNDS} rounds of ${SECONDS}s per load and project, load ${os.loadavg()[0]!.toFixed(1)}`);
+    for (const load of loads) {
+      // Warm-up of both projects (JIT, pools, caches).
+      for (const project of [PLAIN, MONITORED]) await runLoad('warmup', { concurrency: load.concurrency, seconds: 1, unitsPerTask: load.unitsPerTask }, () => load.task(project));
+      if (load.ends) {
+        endedMonitored = await looked();
+        await drained();
+      }
+      const totals: Record<string, Measured[]> = { [PLAIN]: [], [MONITORED]: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate which goes first, so neither always follows the other's leftovers.
+        const order = round % 2 === 0 ? [PLAIN, MONITORED] : [MONITORED, PLAIN];
+        for (const project of order) totals[project]!.push(await measure(project, load));
+      }
+      const sum = (runs: Measured[]) => {
+        const calls = runs.reduce((total, run) => total + run.calls, 0);
+        const seconds = runs.reduce((total, run) => total + run.seconds, 0);
+        const cpuMs = runs.reduce((total, run) => total + run.cpuMs, 0);
+        const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+        return { perSecond: calls / seconds, cpuMsPerCall: cpuMs / calls, p50: median(runs.map((run) => run.p50)), p99: median(runs.map((run) => run.p99)) };
+      };
+      const plain = sum(totals[PLAIN]!);
+      const monitored = sum(totals[MONITORED]!);
+      console.log(`\n${load.title}, ${load.concurrency} concurrent`);
+      console.log(`  ${'project'.padEnd(30)} ${'calls/s'.padStart(9)} ${'CPU ms/call'.padStart(12)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
+      for (const [label, row] of [['no monitor', plain], ['one built-in monitor', monitored]] as const) {
+        console.log(`  ${label.padEnd(30)} ${fmt(row.perSecond, 0).padStart(9)} ${fmt(row.cpuMsPerCall, 3).padStart(12)} ${fmt(row.p50, 2).padStart(8)} ${fmt(row.p99, 2).padStart(8)}`);
+      }
+      console.log(`  monitored / plain: throughput ${fmt(monitored.perSecond / plain.perSecond, 3)}, CPU per call ${fmt(monitored.cpuMsPerCall / plain.cpuMsPerCall, 3)} (target: CPU ≤ 1.10)`);
+    }
+    console.log(`\nmonitor looked at ${await looked()} calls (every monitored call that ended)`);
+    await http.close();
+  } finally {
+    await platform?.stop();
+    await embedded?.stop();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
