@@ -1,8 +1,9 @@
 /**
  * The CSV form of an export of calls (POST /traces/calls/export): one row per call in the Weave wire shape the JSON
  * lines carry, the JSON columns as JSON text. RFC 4180: fields holding a comma, a quote or a line break are quoted,
- * quotes doubled, lines ended with CRLF. Values are written as they are (no prefix against spreadsheet formulas), so
- * an export reads back to the stored data.
+ * quotes doubled, lines ended with CRLF. A text value that a spreadsheet would run as a formula (it starts with =, +, -,
+ * @, a tab or a carriage return: OWASP's CSV-injection list) gets a leading apostrophe: traced inputs and outputs are
+ * written by whoever called the model, and an export is opened by someone else. The JSON lines form is the exact data.
  */
 export const CSV_COLUMNS = [
   'id',
@@ -50,9 +51,12 @@ export function csvLine(call: Record<string, unknown>): string {
   return `${CSV_COLUMNS.map((column) => csvField(values[column])).join(',')}\r\n`;
 }
 
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const raw = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = typeof value === 'string' && FORMULA_START.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
