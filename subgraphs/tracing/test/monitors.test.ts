@@ -173,6 +173,19 @@ describe('built-in checks', () => {
   });
 });
 
+describe('v2 calls/complete', () => {
+  it('scores finished calls written through /v2/{entity}/{project}/calls/complete', async () => {
+    const project = 'monitors-v2';
+    const projectId = `trellis/${project}`;
+    const monitor = await createMonitor(project, { name: 'v2', samplingRate: 1, scorer: { kind: 'CONTAINS', otherField: 'inputs.word' } });
+    const now = new Date().toISOString();
+    const call = (id: string, output: string) => ({ project_id: projectId, id, trace_id: id, op_name: 'op', started_at: now, ended_at: now, attributes: {}, inputs: { word: 'cat' }, output });
+    const complete = await traces(platform, `/v2/trellis/${project}/calls/complete`, { batch: [call('v1', 'a cat'), call('v2', 'a dog')] });
+    expect(complete.status).toBe(200);
+    expect(await settled(project, monitor.id, 2)).toMatchObject({ scored: 2, meanScore: 0.5 });
+  });
+});
+
 describe('traced inference completions', () => {
   it('are scored once recorded as calls: a chat completion through the OpenAI SDK to the embedded model, in a monitored project', async () => {
     const project = 'monitors-inference';
