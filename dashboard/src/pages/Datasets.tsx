@@ -10,6 +10,7 @@ import { asText } from './evaluations/scores';
 import { ObjectList } from './weave-objects/ObjectList';
 import { useObjectSelection } from './weave-objects/use-object-selection';
 import { VersionList, type ObjectVersion } from './weave-objects/VersionList';
+import { FineTune } from './datasets/FineTune';
 import './weave-objects/weave-objects.css';
 
 /** Weave's dataset class (the SDKs publish `weave.Dataset` with `_class_name: "Dataset"`). */
@@ -95,6 +96,7 @@ function DatasetDetail({ entity, project, name, version, onVersion }: { entity: 
                 Rows of v{shown.versionIndex}
               </h3>
               <DatasetRows key={shown.digest} entity={entity} project={project} version={shown} />
+              <FineTune key={`fine-tune-${shown.digest}`} entity={entity} project={project} dataset={name} version={shown.versionIndex} />
             </>
           );
         }}
