@@ -6,6 +6,7 @@ import { PageHeader } from '../components/PageHeader';
 import { ProjectPicker, splitProject, useProjectParam } from '../components/ProjectPicker';
 import { Empty, ErrorState, Loading } from '../components/States';
 import { TimeSeriesChart, type TimeSeries } from '../components/TimeSeriesChart';
+import { latencyPercentiles } from './traces/latency-percentiles';
 import { TracesPageDocument } from '../graphql/generated';
 import { useSearchParams } from '../router';
 import { downloadCalls } from './traces/export-calls';
@@ -149,15 +150,21 @@ function ExportButtons({ params }: { params: TracesParams }) {
   );
 }
 
-/** Latency of the calls on this page against their start: a quick look for outliers (ended calls only). */
+/** Latency of the ended calls on this page over their start: p50 and p95 per bucket (latency-percentiles.ts). */
 const LatencyChart = memo(function LatencyChart({ calls }: { calls: TraceRow[] }) {
-  const series: TimeSeries[] = useMemo(() => {
-    const points = calls
-      .filter((call) => call.startedAt && call.latencyMs !== null && call.latencyMs !== undefined)
-      .map((call) => [new Date(call.startedAt!).getTime(), call.latencyMs!] as const)
-      .sort((a, b) => a[0] - b[0]);
-    return [{ label: 'Latency (ms)', points }];
-  }, [calls]);
-  if (series[0]!.points.length < 2) return null;
-  return <TimeSeriesChart title="Latency of the calls on this page" series={series} height={140} yLabel="ms" />;
+  const chart = useMemo(
+    () =>
+      latencyPercentiles(
+        calls
+          .filter((call) => call.startedAt && call.latencyMs !== null && call.latencyMs !== undefined)
+          .map((call) => ({ startedAt: new Date(call.startedAt!).getTime(), latencyMs: call.latencyMs! })),
+      ),
+    [calls],
+  );
+  const series: TimeSeries[] = useMemo(
+    () => (chart ? [{ label: 'p50 (ms)', points: chart.p50 }, { label: 'p95 (ms)', points: chart.p95, dashed: true }] : []),
+    [chart],
+  );
+  if (!chart) return null;
+  return <TimeSeriesChart title="Latency of the calls on this page, p50 and p95" series={series} height={140} yLabel="ms" xRange={chart.range} step={chart.step} />;
 });

@@ -56,8 +56,11 @@ describe('dashboard: Traces', () => {
     const first = await table.locator('tbody tr').first().textContent();
     expect(first).toContain('long_running_job');
     expect(first).toContain('running');
-    // The page's latency chart: one point per finished call on the page (24 of 25: one still runs).
-    await expect.poll(() => page.getByTestId('time-series-chart').getAttribute('data-points')).toBe('24');
+    // The page's latency chart: p50 and p95 per minute of the finished calls' starts (24 of the 25: one still runs),
+    // each minute with a call a point of both series — not a line through the calls one by one.
+    const chart = page.getByTestId('time-series-chart');
+    await expect.poll(() => chart.getAttribute('data-series')).toBe('2');
+    expect(await chart.getByRole('img').getAttribute('aria-label')).toMatch(/p50 \(ms\).*p95 \(ms\)/);
     await harness.checkAccessibility('traces');
     // docs/screenshots/traces.png is traces-search.test.ts's (the list with a search).
 
