@@ -137,6 +137,11 @@ describe('promoting a checkpoint', () => {
     expectSameAnswer(await trainingAnswer(`wandb-artifact:///trellis/promo/${MODEL}:production`), atSecond);
     await receiver.waitFor(2, (request) => request.path === '/promoted', 20_000);
     expectSameAnswer(await inferenceAnswer(`trellis/promo/${MODEL}:production`), atSecond);
+    // Streamed too (server-sent events through the same backend).
+    const stream = await openai().chat.completions.create({ model: `trellis/promo/${MODEL}:production`, messages: PROMPT, ...PARAMS, logprobs: false, stream: true });
+    let streamed = '';
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? '';
+    expect(streamed).toBe(atSecond.text);
 
     // Promoting where it already points moves nothing and announces nothing.
     expect((await promote(second)).body.data.promoteTrainingCheckpoint.step).toBe(second);
@@ -147,14 +152,14 @@ describe('promoting a checkpoint', () => {
     const calls = await eventually(async () => {
       const data = await ok(platform, `{ project(entity: "trellis", name: "promo") { calls(first: 20) { nodes { opName inputs } } } }`);
       const nodes = data.project.calls.nodes.filter((node: { inputs: { model?: string } }) => node.inputs?.model === `trellis/promo/${MODEL}:production`);
-      return nodes.length >= 2 ? nodes : undefined;
+      return nodes.length >= 3 ? nodes : undefined;
     }, 15_000);
     expect(calls[0].opName).toBe(`inference.chat.completions/trellis/promo/${MODEL}:production`);
     const usage = await eventually(async () => {
       const data = await ok(platform, `{ project(entity: "trellis", name: "promo") { inferenceUsageRecords(first: 50) { nodes { model status backend } } } }`);
       const records = data.project.inferenceUsageRecords.nodes.filter((node: { model: string }) => node.model === `trellis/promo/${MODEL}:production`);
-      return records.length >= 3 ? records : undefined;
+      return records.length >= 4 ? records : undefined;
     }, 15_000);
-    expect(usage.map((record: { status: number }) => record.status).sort()).toEqual([200, 200, 404]);
+    expect(usage.map((record: { status: number }) => record.status).sort()).toEqual([200, 200, 200, 404]);
   });
 });
