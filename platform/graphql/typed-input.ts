@@ -105,7 +105,8 @@ export function typedInput<S extends TSchema>(schema: S): TypedInput<S> {
         return await run(toWireValue(plan, input) as Static<S>);
       } catch (error) {
         if (!(error instanceof ValidationFailedError) || !error.issues) throw error;
-        throw new ValidationFailedError(error.issues.map((issue) => ({ ...issue, loc: graphqlLocation(plan, issue.loc, at) })));
+        // The service's own message (what is wrong, in words) is kept; only the locations change.
+        throw new ValidationFailedError(error.issues.map((issue) => ({ ...issue, loc: graphqlLocation(plan, issue.loc, at) })), error.message);
       }
     },
     locate: (loc, at) => graphqlLocation(plan, loc, at),
