@@ -10,6 +10,7 @@ import { asText } from './evaluations/scores';
 import { ObjectList } from './weave-objects/ObjectList';
 import { useObjectSelection } from './weave-objects/use-object-selection';
 import { VersionList, type ObjectVersion } from './weave-objects/VersionList';
+import { EditRow } from './datasets/EditRow';
 import { FineTune } from './datasets/FineTune';
 import './weave-objects/weave-objects.css';
 
@@ -77,7 +78,7 @@ export default function Datasets(_props: PageProps) {
 }
 
 function DatasetDetail({ entity, project, name, version, onVersion }: { entity: string; project: string; name: string; version: string | null; onVersion: (digest: string) => void }) {
-  const [result] = useQuery({ query: WeaveObjectVersionsDocument, variables: { entity, project, objectId: name, first: 100 } });
+  const [result, reexecute] = useQuery({ query: WeaveObjectVersionsDocument, variables: { entity, project, objectId: name, first: 100 } });
   return (
     <section className="section card" aria-labelledby="dataset-heading" data-testid="dataset-detail">
       <div className="card-header">
@@ -96,6 +97,18 @@ function DatasetDetail({ entity, project, name, version, onVersion }: { entity: 
                 Rows of v{shown.versionIndex}
               </h3>
               <DatasetRows key={shown.digest} entity={entity} project={project} version={shown} />
+              <EditRow
+                key={`edit-${shown.digest}`}
+                entity={entity}
+                project={project}
+                dataset={name}
+                version={shown.versionIndex}
+                onSaved={(digest) => {
+                  // The new version joins the list and is shown.
+                  reexecute({ requestPolicy: 'network-only' });
+                  onVersion(digest);
+                }}
+              />
               <FineTune key={`fine-tune-${shown.digest}`} entity={entity} project={project} dataset={name} version={shown.versionIndex} />
             </>
           );

@@ -4,9 +4,10 @@ import { startDashboardHarness, type DashboardHarness } from './harness.js';
 
 /**
  * The Datasets page's fine-tune → promote flow in Chromium against a real platform (with its workers, so the SFT job
- * runs): a dataset built from traced calls, "Fine-tune" starts a job from the shown version, the page follows it to
- * SUCCEEDED, "Promote step N to production" promotes its checkpoint, and the OpenAI SDK is then answered under
- * `trellis/finetune/<model>:production`. axe clean, light and dark.
+ * runs): a dataset built from traced calls, one row's expected answer corrected (saved and shown as v1), "Fine-tune"
+ * starts a job from the shown version, the page follows it to SUCCEEDED, "Promote step N to production" promotes its
+ * checkpoint, and the OpenAI SDK is then answered under `trellis/finetune/<model>:production`. axe clean, light and
+ * dark.
  */
 const P = 'trellis/finetune';
 let harness: DashboardHarness;
@@ -36,7 +37,16 @@ describe('dashboard: fine-tune and promote from a dataset', () => {
     await harness.open(`/datasets?project=${encodeURIComponent(P)}`);
     const list = page.getByRole('table', { name: 'Published datasets, newest first' });
     await list.getByRole('button', { name: 'Show dataset capitals' }).click();
-    const form = page.getByRole('form', { name: 'Fine-tune on capitals v0' });
+    // Correct row 1's expected answer: saved as v1, which the page then shows.
+    const correct = page.getByRole('form', { name: 'Correct a row of capitals v0' });
+    await correct.getByLabel('Row #').fill('1');
+    await correct.getByLabel('New value').fill('Roma');
+    await correct.getByRole('button', { name: 'Save as a new version' }).click();
+    const detail = page.getByTestId('dataset-detail');
+    await detail.getByRole('heading', { name: 'Rows of v1' }).waitFor();
+    await expect.poll(() => detail.getByTestId('dataset-rows').locator('tbody tr').nth(1).textContent()).toContain('Roma');
+    expect(await detail.getByTestId('weave-object-versions').locator('tbody tr').count()).toBe(2);
+    const form = page.getByRole('form', { name: 'Fine-tune on capitals v1' });
     await form.waitFor();
     await form.getByLabel('Model name').fill('capitals-ui');
     await form.getByRole('button', { name: 'Fine-tune' }).click();
