@@ -23,6 +23,7 @@ export const routes: RouteDefinition[] = [
   { path: '/calls/:entity/:project/:callId', title: 'Call', component: lazy(() => import('./pages/CallLink')) },
   { path: '/objects/:entity/:project/:name/:digest', title: 'Object', component: lazy(() => import('./pages/TraceObject')) },
   { path: '/evaluations', title: 'Evaluations', nav: true, component: lazy(() => import('./pages/Evaluations')) },
+  { path: '/monitors', title: 'Monitors', nav: true, component: lazy(() => import('./pages/Monitors')) },
   { path: '/datasets', title: 'Datasets', nav: true, component: lazy(() => import('./pages/Datasets')) },
   { path: '/prompts', title: 'Prompts', nav: true, component: lazy(() => import('./pages/Prompts')) },
   { path: '/inference', title: 'Inference', nav: true, component: lazy(() => import('./pages/Inference')) },
