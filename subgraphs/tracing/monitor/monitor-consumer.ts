@@ -13,6 +13,19 @@ import { monitorStore } from './monitor.store.js';
 
 const CONSUMER = 'tracing-monitors';
 
+/** The calls the events name, by project (`entity/project`). */
+function callsOf(events: PlatformEvent[]): Map<string, Set<string>> {
+  const idsByProject = new Map<string, Set<string>>();
+  for (const event of events) {
+    if (!event.project) continue;
+    const projectId = `${event.entity}/${event.project}`;
+    let ids = idsByProject.get(projectId);
+    if (!ids) idsByProject.set(projectId, (ids = new Set()));
+    for (const id of (event.payload as unknown as TracingCallsEndedPayload).call_ids ?? []) ids.add(id);
+  }
+  return idsByProject;
+}
+
 /**
  * Scores ended calls with their project's active monitors: consumes `tracing.calls_ended` events (a written batch's
  * ended calls of one monitored project each), scores the calls with the active monitors (scoreCalls), then, in one
@@ -54,20 +67,16 @@ export class MonitorConsumer extends PlatformEventConsumer {
     await this.db.transaction().execute(async (trx) => {
       const fresh = await claimEvents(trx, CONSUMER, events);
       if (fresh.length === 0) return;
-      await recordScores(trx, pairs);
+      // Only the calls of the events this transaction claimed: pairs of events another process applied meanwhile
+      // were scored here with the monitors as they are now (one resumed since would score calls ended while paused).
+      const claimed = callsOf(fresh);
+      await recordScores(trx, pairs.filter((pair) => claimed.get(pair.projectId)?.has(pair.result.call_id)));
       await checkThresholds(trx, monitors);
     });
   }
 
   private async score(events: PlatformEvent[]): Promise<{ pairs: ScoredPair[]; monitors: MonitorDefinition[] }> {
-    const idsByProject = new Map<string, Set<string>>();
-    for (const event of events) {
-      if (!event.project) continue;
-      const projectId = `${event.entity}/${event.project}`;
-      let ids = idsByProject.get(projectId);
-      if (!ids) idsByProject.set(projectId, (ids = new Set()));
-      for (const id of (event.payload as unknown as TracingCallsEndedPayload).call_ids ?? []) ids.add(id);
-    }
+    const idsByProject = callsOf(events);
     const monitors = (await monitorStore.active(this.db, [...idsByProject.keys()])).map(monitorOf);
     const pairs: ScoredPair[] = [];
     for (const [projectId, ids] of idsByProject) {

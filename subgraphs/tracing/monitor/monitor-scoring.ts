@@ -20,6 +20,8 @@ export interface ScoringCounts {
 
 /** What a monitor made of a call, ready to record: the result, and the score's feedback when it scored. */
 export interface ScoredPair {
+  /** The call's project (a call id is unique within its project only). */
+  projectId: string;
   result: MonitorResultRow;
   feedback: FeedbackRow | null;
 }
@@ -47,15 +49,18 @@ export async function scoreCalls(
       if (call.project_id !== monitor.projectId || !matchesFilter(monitor.filter, call) || recorded.has(resultKey(monitor.id, call.id))) continue;
       const base = { monitor_id: monitor.id, call_id: call.id, prompt_tokens: null, completion_tokens: null };
       if (!isSampled(monitor.id, call.id, monitor.samplingRate)) {
-        pairs.push({ result: { ...base, outcome: 'skipped', score: null, reason: null, latency_ms: null }, feedback: null });
+        pairs.push({ projectId: monitor.projectId, result: { ...base, outcome: 'skipped', score: null, reason: null, latency_ms: null }, feedback: null });
         continue;
       }
       const started = performance.now();
       const { outcome, tokens } = await runScorer(monitor, call, judge);
       const latency = performance.now() - started;
       const counted = { ...base, ...tokens, latency_ms: latency };
-      if ('failed' in outcome) pairs.push({ result: { ...counted, outcome: 'failed', score: null, reason: outcome.failed }, feedback: null });
-      else pairs.push({ result: { ...counted, outcome: 'scored', score: outcome.score, reason: outcome.reason }, feedback: scoreFeedback(monitor, call, outcome) });
+      if ('failed' in outcome) pairs.push({ projectId: monitor.projectId, result: { ...counted, outcome: 'failed', score: null, reason: outcome.failed }, feedback: null });
+      else {
+        const result = { ...counted, outcome: 'scored' as const, score: outcome.score, reason: outcome.reason };
+        pairs.push({ projectId: monitor.projectId, result, feedback: scoreFeedback(monitor, call, outcome) });
+      }
     }
   }
   return pairs;
