@@ -131,7 +131,7 @@ it('knows every durable consumer of the platform, so the event retention never d
   // Each registered when it started, with the types it applies.
   await expect
     .poll(async () => (await positions()).map((row) => row.consumer), { timeout: 10_000 })
-    .toEqual(['automation-engine', 'inference-training-usage', 'registry-training-runs', 'tracing-inference-calls']);
+    .toEqual(['automation-engine', 'inference-training-usage', 'registry-training-runs', 'tracing-inference-calls', 'tracing-monitors']);
   const engine = (await positions()).find((row) => row.consumer === 'automation-engine')!;
   expect(engine.types).toContain('CREATE_ARTIFACT');
   // An event the automation engine watches: its position moves past it once handled, not before.

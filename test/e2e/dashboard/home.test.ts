@@ -48,7 +48,7 @@ describe('dashboard: sign-in and Home', () => {
     await page.reload();
     await page.getByTestId('signed-in-as').waitFor();
     const nav = await page.getByRole('navigation', { name: 'Pages' }).getByRole('list').getByRole('link').allTextContents();
-    expect(nav).toEqual(['Home', 'Traces', 'Evaluations', 'Datasets', 'Prompts', 'Inference', 'Training', 'Automations', 'Settings']);
+    expect(nav).toEqual(['Home', 'Traces', 'Evaluations', 'Monitors', 'Datasets', 'Prompts', 'Inference', 'Training', 'Automations', 'Settings']);
   });
 
   it('shows the viewer\'s teams and projects with counts, and the seeded trace as recent activity', async () => {

@@ -9,7 +9,7 @@ import { createTestDatabase } from '../../support/database.js';
 import { compiledEntry } from '../../support/processes.js';
 
 /**
- * The platform runs as a child process (`node --import tsx server/main.ts`) on its own test database; the
+ * The platform runs as a child process (`server/main.ts`, from the run's compiled sources) on its own test database; the
  * receiver runs here. The child is SIGKILLed while deliveries are in flight (received, not yet answered), then
  * restarted on the same database.
  */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandInUpstream, type StandInUpstream } from '../../../bench/inference-stand-in-upstream.js';
 import { freePort } from '../../../platform/db/embedded-postgres.js';
-import { spawnEntry, waitForHttp, waitForOutput, type NodeProcess } from '../../support/processes.js';
+import { compiledEntry, spawnEntry, waitForHttp, waitForOutput, type NodeProcess } from '../../support/processes.js';
 
 /**
  * `npm start` with a process per core (TRELLIS_PROCESSES=2, embedded PostgreSQL): a primary owning PostgreSQL forks
@@ -79,7 +79,7 @@ function platformProcesses(): number[] {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   return children.filter((child) => {
     try {
-      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('server/main.ts');
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(compiledEntry('server/main.ts'));
     } catch {
       return false; // exited meanwhile
     }
