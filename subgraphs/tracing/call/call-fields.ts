@@ -21,6 +21,8 @@ const WEAVE_SUMMARY: Record<string, () => SqlValue> = {
     sql: sql`(case when ${column('exception')} is not null then 'error'
       when coalesce(${asNumber(jsonAt(column('summary'), ['status_counts', 'error']))}, 0) > 0 then 'descendant_error'
       when ${column('ended_at')} is null then 'running' else 'success' end)`,
+    // 'error' is exactly "has an exception": the partial index calls_errors serves the traces list's status filter.
+    equalsLiteral: (value) => (value === 'error' ? sql`(${column('exception')} is not null)` : undefined),
   }),
   latency_ms: () => ({
     kind: 'number',

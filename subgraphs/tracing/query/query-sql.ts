@@ -22,6 +22,12 @@ export interface SqlValue {
   literal?: JsonValue;
   /** Set when the SQL is already a two-valued condition. */
   condition?: boolean;
+  /**
+   * A derived field's equality with a literal in a form an index can serve, where there is one (`status = 'error'` is
+   * `exception is not null`, which a partial index answers; the CASE expression itself makes PostgreSQL read every
+   * row). Undefined where the value has no such form; the result must mean exactly what the comparison means.
+   */
+  equalsLiteral?: (value: JsonValue) => RawBuilder<unknown> | undefined;
 }
 
 /** The fields of one queryable table: a field name or dotted path → its SQL value, or why it is not a field. */
@@ -194,6 +200,11 @@ class Compiler {
       if (op !== '$eq') return bool(sql`false`);
       const other = left.kind === 'null' ? right : left;
       return bool(sql`(not ${asExists(other)})`);
+    }
+    if (op === '$eq') {
+      const [field, value] = left.literal === undefined ? [left, right] : [right, left];
+      const rewritten = value.literal !== undefined ? field.equalsLiteral?.(value.literal) : undefined;
+      if (rewritten) return bool(rewritten);
     }
     const kind = this.commonKind(left, right, loc);
     if (!kind) return INVALID;

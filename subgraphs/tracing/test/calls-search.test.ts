@@ -2,6 +2,9 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
 import { compileCallSearch } from '../call/call-search.js';
+import { callFields } from '../call/call-fields.js';
+import { compileCondition } from '../query/query-sql.js';
+import { parseQuery } from '../query/query-expression.js';
 import { callStore } from '../call/call.store.js';
 import type { TracingDatabase } from '../db/database.js';
 import { traces } from './helpers.js';
@@ -163,6 +166,28 @@ describe("the traces list's order on many calls", () => {
         expect(plan, `${JSON.stringify(sort)} ${JSON.stringify(filter)}`).not.toMatch(/Sort|Seq Scan/);
       }
     }
+  });
+});
+
+describe("the traces list's status filter on many calls", () => {
+  it("reads the failed calls from the partial index calls_errors (status = 'error' is exception is not null), and finds the same calls", async () => {
+    const db = platform.db.root;
+    await sql`update tracing.calls set exception = 'boom ' || id where project_id = ${BULK} and id in ('bulk-10', 'bulk-500', 'bulk-19999')`.execute(db);
+    await sql`analyze tracing.calls`.execute(db);
+    const statements: CompiledQuery[] = [];
+    const capturing = new Kysely<TracingDatabase>({ dialect: new PostgresDialect({ pool: platform.db.pool }), log: (event) => void statements.push(event.query) }).withSchema('tracing');
+    const query = { $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'error' }] } };
+    const condition = compileCondition(parseQuery(query, ['body', 'query'])!, callFields);
+    const rows = await callStore.query(capturing, BULK, { filter: {}, condition }, [{ field: 'started_at', direction: 'desc' }], 51, 0);
+    expect(rows.map((row) => row.id)).toEqual(['bulk-19999', 'bulk-500', 'bulk-10']);
+    const { rows: plan } = await platform.db.pool.query(`explain ${statements[0]!.sql}`, [...statements[0]!.parameters]);
+    const text = plan.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    expect(text).toContain('using calls_errors on calls');
+    expect(text).not.toMatch(/Seq Scan/);
+    // Other statuses keep their meaning (derived, read as before).
+    const running = compileCondition(parseQuery({ $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'success' }] } }, ['body', 'query'])!, callFields);
+    const succeeded = await callStore.query(capturing, BULK, { filter: {}, condition: running }, [{ field: 'started_at', direction: 'desc' }], 3, 0);
+    expect(succeeded.map((row) => row.id)).toEqual(['bulk-20000', 'bulk-19998', 'bulk-19997']);
   });
 });
 

@@ -11,6 +11,7 @@ import * as callListOrder from './2026-11-28T0700-call-list-order.js';
 import * as monitors from './2026-11-28T0700-monitors.js';
 import * as monitorJudgeTokens from './2026-11-28T0730-monitor-judge-tokens.js';
 import * as monitorThresholds from './2026-11-28T0740-monitor-thresholds.js';
+import * as callErrors from './2026-11-28T0800-call-errors.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -26,4 +27,5 @@ export const tracingMigrations: Migrations = {
   '2026-11-28T0700-monitors': monitors,
   '2026-11-28T0730-monitor-judge-tokens': monitorJudgeTokens,
   '2026-11-28T0740-monitor-thresholds': monitorThresholds,
+  '2026-11-28T0800-call-errors': callErrors,
 };
