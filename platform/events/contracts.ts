@@ -146,6 +146,24 @@ export interface TrainingCheckpointPromotedPayload {
 }
 
 /**
+ * Family C → registry: named aliases of a model went away with the checkpoints they pointed at (the checkpoints, or
+ * the whole model, were deleted). The registry removes each alias from the checkpoint's artifact version — when it
+ * still points there — so inference stops serving `{entity}/{project}/{model}:{alias}` for a deleted checkpoint.
+ * Published in the transaction that deletes them; `event.entity`/`project` are the model's, `event.author` the
+ * username of whoever deleted them.
+ */
+export const TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT = 'training.checkpoint_aliases_removed';
+
+export interface TrainingCheckpointAliasesRemovedPayload {
+  /** User id of whoever deleted the checkpoints. */
+  author_id: string;
+  model_id: string;
+  model_name: string;
+  /** Each removed alias with the step of the checkpoint it pointed at. */
+  aliases: { alias: string; step: number }[];
+}
+
+/**
  * Identity → every process that caches principals (the edge's authenticator, open subscriptions): a NOTIFY on this
  * channel, sent in the transaction that changes what a user's principal holds (team memberships and roles, resource
  * roles, a revoked key), so it is delivered at commit and never for a change that rolled back. The payload is the

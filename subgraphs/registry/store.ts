@@ -239,6 +239,17 @@ export class RegistryStore {
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
+  /** Removes the alias when it points at the version (moved elsewhere since: kept); false when nothing was removed. */
+  async removeAliasFrom(collectionId: string, alias: string, versionId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('aliases')
+      .where('collection_id', '=', collectionId)
+      .where('alias', '=', alias)
+      .where('version_id', '=', versionId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
   aliases(collectionId: string, versionId: string): Promise<string[]> {
     return this.db
       .selectFrom('aliases')

@@ -351,6 +351,18 @@ export class TrainingStore {
       .execute();
   }
 
+  /** The named aliases pointing at the model's checkpoints of `steps` (all its checkpoints: null), with their steps. */
+  async aliasesAtSteps(trx: TrainingDb, modelId: string, steps: number[] | null): Promise<{ alias: string; step: number }[]> {
+    if (steps !== null && steps.length === 0) return [];
+    let query = trx
+      .selectFrom('checkpoint_aliases as a')
+      .innerJoin('checkpoints as c', 'c.id', 'a.checkpoint_id')
+      .select(['a.alias', 'c.step'])
+      .where('a.model_id', '=', modelId);
+    if (steps !== null) query = query.where('c.step', 'in', steps);
+    return query.orderBy('a.alias').execute();
+  }
+
   /** The model's named aliases by checkpoint id. */
   async namedAliases(modelId: string): Promise<Map<string, string[]>> {
     const rows = await this.db.selectFrom('checkpoint_aliases').select(['alias', 'checkpoint_id']).where('model_id', '=', modelId).orderBy('alias').execute();

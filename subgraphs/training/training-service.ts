@@ -14,6 +14,7 @@ import type { GraphCaller } from '../../platform/graphql/platform-graph.js';
 import { TRAINING_RUN_KILLED_EVENT } from '../../platform/events/contracts.js';
 import { enqueueTrainingJob } from './job/job-queue.js';
 import { publishTrainingEvent } from './job/training-run-events.js';
+import { announceRemovedAliases } from './promotion/removed-aliases.js';
 import type { SftDatasetResolver } from './sft/dataset-resolver.js';
 import type { JobStatus } from './db/database.js';
 import { decodePosition, encodePosition } from './newest-first.js';
@@ -109,8 +110,10 @@ export class TrainingService {
   }
 
   async deleteModel(principal: Principal, id: string): Promise<{ modelId: string; deletedCheckpoints: number; deletedRun: boolean }> {
-    await this.model(principal, id);
+    const model = await this.model(principal, id);
     return this.store.transaction(async (trx) => {
+      await this.store.lockModel(trx, id);
+      await announceRemovedAliases(this.store, trx, principal, model, null);
       const deleted = await this.store.deleteModel(trx, id);
       if (!deleted) throw new NotFoundError(`Model ${id} not found`, { param: 'model_id' });
       return { modelId: id, deletedCheckpoints: deleted.deletedCheckpoints, deletedRun: true };
@@ -133,10 +136,15 @@ export class TrainingService {
   }
 
   /** Deletes the listed steps in one transaction; steps that do not exist are reported, the others deleted. */
-  async deleteCheckpoints(modelId: string, body: unknown): Promise<{ deletedCount: number; notFoundSteps: number[] }> {
+  async deleteCheckpoints(principal: Principal, model: ModelRow, body: unknown): Promise<{ deletedCount: number; notFoundSteps: number[] }> {
     const { steps } = validateOrThrow(CheckpointDeleteBody, body);
     const wanted = [...new Set(steps)];
-    const deleted = await this.store.transaction((trx) => this.store.deleteCheckpoints(trx, modelId, wanted));
+    const deleted = await this.store.transaction(async (trx) => {
+      // Under the model's lock, as promotion: the aliases announced are exactly those the delete takes with it.
+      await this.store.lockModel(trx, model.id);
+      await announceRemovedAliases(this.store, trx, principal, model, wanted);
+      return this.store.deleteCheckpoints(trx, model.id, wanted);
+    });
     const found = new Set(deleted);
     return { deletedCount: deleted.length, notFoundSteps: wanted.filter((step) => !found.has(step)) };
   }

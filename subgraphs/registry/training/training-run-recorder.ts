@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../../platform/auth/principal.js';
 import {
+  TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT,
   TRAINING_CHECKPOINT_PROMOTED_EVENT,
   TRAINING_CHECKPOINT_SAVED_EVENT,
   TRAINING_RUN_FAILED_EVENT,
   TRAINING_RUN_FINISHED_EVENT,
   TRAINING_RUN_KILLED_EVENT,
   TRAINING_RUN_STARTED_EVENT,
+  type TrainingCheckpointAliasesRemovedPayload,
   type TrainingCheckpointPromotedPayload,
   type TrainingCheckpointSavedPayload,
   type TrainingRunStartedPayload,
@@ -27,13 +29,14 @@ const TYPES = new Set([
   TRAINING_RUN_FAILED_EVENT,
   TRAINING_RUN_KILLED_EVENT,
   TRAINING_CHECKPOINT_PROMOTED_EVENT,
+  TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT,
 ]);
 
 /**
  * Records Family C's training runs and checkpoints in the registry: a run per model (named by the model's run id;
  * RUNNING while a job trains, FINISHED, FAILED or KILLED (cancelled) after), each checkpoint as an artifact version of the collection
  * named after the model (type `model`, aliases `step{N}` and `latest`, the step's metrics as metadata and run
- * metrics), and promotions as the promoted alias on the checkpoint's version. Consumes the platform events after its stored cursor and writes each event's changes with the new
+ * metrics), promotions as the promoted alias on the checkpoint's version (removed again when the checkpoint or model is deleted). Consumes the platform events after its stored cursor and writes each event's changes with the new
  * cursor in one transaction, through the registry's own services — so they publish the events automations watch.
  * The transaction claims the event first: several registry processes on one database record each event once.
  * The submitter was authorized for the model's project when the job was created.
@@ -69,6 +72,10 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
       const store = new RegistryStore(trx);
       if (event.type === TRAINING_CHECKPOINT_PROMOTED_EVENT) {
         await promote(store, author, entity, project, event.payload as unknown as TrainingCheckpointPromotedPayload);
+        return;
+      }
+      if (event.type === TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT) {
+        await removeAliases(store, author, entity, project, event.payload as unknown as TrainingCheckpointAliasesRemovedPayload);
         return;
       }
       const runs = new RunService(store);
@@ -120,6 +127,19 @@ async function promote(store: RegistryStore, author: Principal, entity: string, 
   const found = await artifacts.versionByName(author, { entity, project, collection: promoted.model_name, version: `step${promoted.step}` });
   if (!found) return;
   await artifacts.addAlias(author, found.version.id, promoted.alias, null);
+}
+
+/**
+ * Deleted checkpoints took their named aliases with them: each alias leaves the checkpoint's artifact version (found
+ * by its `step<N>` alias) if it still points there — a registry user may have moved it since, and that move stands.
+ * The version itself stays (the registry keeps what was recorded); only the name that served it goes.
+ */
+async function removeAliases(store: RegistryStore, author: Principal, entity: string, project: string, removed: TrainingCheckpointAliasesRemovedPayload): Promise<void> {
+  const artifacts = new ArtifactService(store);
+  for (const { alias, step } of removed.aliases) {
+    const found = await artifacts.versionByName(author, { entity, project, collection: removed.model_name, version: `step${step}` });
+    if (found) await store.removeAliasFrom(found.collection.id, alias, found.version.id);
+  }
 }
 
 /** The job's submitter, acting within the model's entity only (the training API authorized them for it). */

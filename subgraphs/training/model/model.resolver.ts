@@ -58,8 +58,9 @@ export class TrainingModelResolver {
     @Arg('input', () => TrainingCheckpointDeleteInput.argType(), { description: 'The steps to delete' }) input: unknown,
     @Ctx() context: GraphQLContext,
   ): Promise<TrainingCheckpointDeletion> {
-    await this.services.training.model(requirePrincipal(context), modelId);
-    return TrainingCheckpointDeleteInput.handle(input, AT_BODY, (wire) => this.services.training.deleteCheckpoints(modelId, wire));
+    const principal = requirePrincipal(context);
+    const model = await this.services.training.model(principal, modelId);
+    return TrainingCheckpointDeleteInput.handle(input, AT_BODY, (wire) => this.services.training.deleteCheckpoints(principal, model, wire));
   }
 
   @Mutation(() => TrainingCheckpoint, {
