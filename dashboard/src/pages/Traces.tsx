@@ -10,6 +10,8 @@ import { latencyPercentiles } from './traces/latency-percentiles';
 import { TracesPageDocument } from '../graphql/generated';
 import { useSearchParams } from '../router';
 import { downloadCalls } from './traces/export-calls';
+import { AddToDataset } from './traces/AddToDataset';
+import { selectColumn, SelectPage, useCallSelection } from './traces/call-selection';
 import { ColumnChooser, tracesColumns, useHiddenColumns, type TraceRow } from './traces/traces-columns';
 import { TracesFilters } from './traces/TracesFilters';
 import { isFiltered, readParams, toExportBody, toQuery, toSearch, toUrlParams, type ExportFormat, type TracesParams } from './traces/traces-params';
@@ -64,7 +66,9 @@ export default function Traces() {
   const pageCalls = useMemo(() => result.data?.project?.calls.edges.map((edge) => edge.node) ?? [], [result.data]);
   // The chart follows in a render of its own, after the table has painted: the rows are what the reader waits for.
   const chartCalls = useDeferredValue(pageCalls);
-  const shown = useMemo(() => columns.filter((column) => !hidden.has(column.key)), [columns, hidden]);
+  const selection = useCallSelection(project);
+  const [addingToDataset, setAddingToDataset] = useState(false);
+  const shown = useMemo(() => [selectColumn(selection), ...columns.filter((column) => !hidden.has(column.key))], [columns, hidden, selection]);
 
   return (
     <>
@@ -95,9 +99,14 @@ export default function Traces() {
                   {params.rootsOnly ? 'traces' : 'calls'} match
                   {result.fetching ? <span className="muted"> · refreshing…</span> : null}
                 </p>
+                <SelectPage selection={selection} pageIds={pageCalls.map((call) => call.id)} />
+                <button type="button" className="button" disabled={selection.ids.length === 0} aria-expanded={addingToDataset} onClick={() => setAddingToDataset((open) => !open)}>
+                  Add to dataset{selection.ids.length ? ` (${selection.ids.length})` : ''}
+                </button>
                 <ColumnChooser columns={columns} hidden={hidden} onToggle={toggleColumn} />
                 <ExportButtons params={params} />
               </div>
+              {addingToDataset && selection.ids.length > 0 ? <AddToDataset projectId={project} callIds={selection.ids} onClose={() => setAddingToDataset(false)} /> : null}
               <div className="traces-table">
                 <DataTable
                   caption={`Calls of ${project}`}

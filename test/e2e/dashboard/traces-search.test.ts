@@ -85,12 +85,12 @@ describe('dashboard: Traces list, search and export', () => {
     // list price (1,000 × $0.15 + 500 × $0.60 per million), the reaction, and the admin's username instead of an id.
     await expect.poll(() => row.textContent()).toContain('The aurora borealis, on clear winter nights.');
     const cells = await row.locator('td').allTextContents();
-    expect(cells[0]).toBe('chat');
-    expect(cells[2]).toBe('What lights the sky over Reykjavik?');
-    expect(cells[4]).toBe('1,500');
-    expect(cells[5]).toBe('$0.00045');
-    expect(cells[6]).toContain('👍 1');
-    expect(cells[9]).toBe(adminUsername);
+    expect(cells[1]).toBe('chat');
+    expect(cells[3]).toBe('What lights the sky over Reykjavik?');
+    expect(cells[5]).toBe('1,500');
+    expect(cells[6]).toBe('$0.00045');
+    expect(cells[7]).toContain('👍 1');
+    expect(cells[10]).toBe(adminUsername);
     expect(await row.textContent()).not.toContain('weave:///');
 
     // Words from the middle of an output, and nothing for a word no call has.
