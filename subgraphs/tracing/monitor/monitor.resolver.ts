@@ -3,7 +3,6 @@ import { requireProjectAdmin, requireTeamMember } from '../../../platform/auth/a
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { Project } from '../project/project.resolver.js';
 import type { TracingServices } from '../services.js';
-import { monitorRef } from './monitor-definition.js';
 import { AT_INPUT, MonitorInput } from './monitor.inputs.js';
 import { Monitor, MonitorBackfill, toMonitor } from './monitor.type.js';
 
@@ -20,7 +19,7 @@ export class MonitorResolver {
   async monitors(@Root() project: Project, @Ctx() context: GraphQLContext): Promise<Monitor[]> {
     requireTeamMember(context, project.entity);
     const monitors = await this.services.monitors.list(`${project.entity}/${project.name}`);
-    return monitors.map((monitor) => toMonitor(monitor, monitorRef(monitor)));
+    return monitors.map((monitor) => toMonitor(monitor));
   }
 
   @Mutation(() => Monitor, { description: "Project admins: a new monitor of the project's calls; it scores calls that end from now on" })
@@ -32,7 +31,7 @@ export class MonitorResolver {
   ): Promise<Monitor> {
     const principal = requireProjectAdmin(context, entity, project);
     const monitor = await MonitorInput.handle(input, AT_INPUT, (body) => this.services.monitors.create(principal.userId, `${entity}/${project}`, body));
-    return toMonitor(monitor, monitorRef(monitor));
+    return toMonitor(monitor);
   }
 
   @Mutation(() => Monitor, { description: "Project admins: replaces a monitor's definition (its results and scores so far stay)" })
@@ -45,7 +44,7 @@ export class MonitorResolver {
   ): Promise<Monitor> {
     requireProjectAdmin(context, entity, project);
     const monitor = await MonitorInput.handle(input, AT_INPUT, (body) => this.services.monitors.update(`${entity}/${project}`, id, body));
-    return toMonitor(monitor, monitorRef(monitor));
+    return toMonitor(monitor);
   }
 
   @Mutation(() => Monitor, { description: 'Project admins: the monitor stops scoring new calls (events already published for it are passed over)' })
@@ -55,9 +54,7 @@ export class MonitorResolver {
     @Arg('id', () => String, MONITOR_ID) id: string,
     @Ctx() context: GraphQLContext,
   ): Promise<Monitor> {
-    requireProjectAdmin(context, entity, project);
-    const monitor = await this.services.monitors.setActive(`${entity}/${project}`, id, false);
-    return toMonitor(monitor, monitorRef(monitor));
+    return this.setActive(context, entity, project, id, false);
   }
 
   @Mutation(() => Monitor, { description: 'Project admins: the monitor scores new calls again (calls ended while paused: see backfill)' })
@@ -67,9 +64,7 @@ export class MonitorResolver {
     @Arg('id', () => String, MONITOR_ID) id: string,
     @Ctx() context: GraphQLContext,
   ): Promise<Monitor> {
-    requireProjectAdmin(context, entity, project);
-    const monitor = await this.services.monitors.setActive(`${entity}/${project}`, id, true);
-    return toMonitor(monitor, monitorRef(monitor));
+    return this.setActive(context, entity, project, id, true);
   }
 
   @Mutation(() => MonitorBackfill, {
@@ -98,5 +93,11 @@ export class MonitorResolver {
   ): Promise<boolean> {
     requireProjectAdmin(context, entity, project);
     return this.services.monitors.delete(`${entity}/${project}`, id);
+  }
+
+  /** Pause and resume: project admins only. */
+  private async setActive(context: GraphQLContext, entity: string, project: string, id: string, active: boolean): Promise<Monitor> {
+    requireProjectAdmin(context, entity, project);
+    return toMonitor(await this.services.monitors.setActive(`${entity}/${project}`, id, active));
   }
 }

@@ -1,6 +1,6 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
-import type { MonitorDefinition } from './monitor-definition.js';
+import { monitorRef, type MonitorDefinition } from './monitor-definition.js';
 import type { MonitorWithStats } from './monitor.service.js';
 
 // simpleResolvers: plain properties, read by graphql-js's default resolver.
@@ -61,13 +61,14 @@ export class Monitor {
   @Field(() => MonitorStats, { nullable: true, description: 'Its counts so far (listed monitors; null in mutation answers)' }) stats!: MonitorStats | null;
 }
 
-export function toMonitor(monitor: MonitorDefinition | MonitorWithStats, ref: string): Monitor {
+/** The graph's Monitor; its ref is derived from the definition (monitorRef), as the scores' runnable refs are. */
+export function toMonitor(monitor: MonitorDefinition | MonitorWithStats): Monitor {
   const stats = 'stats' in monitor ? monitor.stats : null;
   return {
     id: monitor.id,
     projectId: monitor.projectId,
     name: monitor.name,
-    ref,
+    ref: monitorRef(monitor),
     filter: { opNames: monitor.filter.op_names, attributes: monitor.filter.attributes, rootsOnly: monitor.filter.roots_only },
     samplingRate: monitor.samplingRate,
     scorer: {
