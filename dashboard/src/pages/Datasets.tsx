@@ -1,18 +1,14 @@
 import { useMemo } from 'react';
 import { useQuery } from 'urql';
 import { DataTable, useCursorPager, type Column } from '../components/DataTable';
-import { PageHeader } from '../components/PageHeader';
-import { ProjectPicker } from '../components/ProjectPicker';
-import { Empty, Loading, QueryState } from '../components/States';
+import { Empty, QueryState } from '../components/States';
 import { DatasetRowsDocument, WeaveObjectVersionsDocument, type DatasetRowsQuery } from '../graphql/generated';
 import type { PageProps } from '../routes';
 import { asText } from './evaluations/scores';
-import { ObjectList } from './weave-objects/ObjectList';
-import { useObjectSelection } from './weave-objects/use-object-selection';
+import { ObjectsPage, type ObjectDetailProps } from './weave-objects/ObjectsPage';
 import { VersionList, type ObjectVersion } from './weave-objects/VersionList';
 import { EditRow } from './datasets/EditRow';
 import { FineTune } from './datasets/FineTune';
-import './weave-objects/weave-objects.css';
 
 /** Weave's dataset class (the SDKs publish `weave.Dataset` with `_class_name: "Dataset"`). */
 const DATASET_CLASSES = ['Dataset'];
@@ -33,51 +29,25 @@ export function tableDigestOf(val: unknown): string | null {
  * its versions and the rows of the chosen one, read from the table its value names.
  */
 export default function Datasets(_props: PageProps) {
-  const selection = useObjectSelection();
-  const { names } = selection;
   return (
-    <>
-      <PageHeader
-        title="Datasets"
-        description="Datasets published with the Weave SDKs, their versions and rows."
-        actions={<ProjectPicker value={selection.project} onChange={selection.setProject} />}
-      />
-      {!names ? (
-        selection.project === null ? (
-          <Loading label="Finding your projects…" />
-        ) : (
-          <Empty title="Choose a project.">Pick one of your teams’ projects above.</Empty>
-        )
-      ) : (
-        <>
-          <section className="section card" aria-labelledby="datasets-heading">
-            <div className="card-header">
-              <h2 id="datasets-heading">Datasets</h2>
-            </div>
-            <ObjectList
-              key={selection.project}
-              entity={names.entity}
-              project={names.project}
-              classes={DATASET_CLASSES}
-              noun={['dataset', 'datasets']}
-              selected={selection.name}
-              onSelect={selection.selectObject}
-              empty={
-                <Empty title="No datasets in this project yet.">
-                  Publish one with the Weave SDK: <code>await client.publish(new weave.Dataset(&#123; name: 'my-dataset', rows &#125;))</code> (TypeScript) or{' '}
-                  <code>weave.publish(weave.Dataset(name="my-dataset", rows=rows))</code> (Python).
-                </Empty>
-              }
-            />
-          </section>
-          {selection.name ? <DatasetDetail key={`${selection.project}/${selection.name}`} entity={names.entity} project={names.project} name={selection.name} version={selection.version} onVersion={selection.selectVersion} /> : null}
-        </>
-      )}
-    </>
+    <ObjectsPage
+      title="Datasets"
+      description="Datasets published with the Weave SDKs, their versions and rows."
+      classes={DATASET_CLASSES}
+      noun={['dataset', 'datasets']}
+      headingId="datasets-heading"
+      empty={
+        <Empty title="No datasets in this project yet.">
+          Publish one with the Weave SDK: <code>await client.publish(new weave.Dataset(&#123; name: 'my-dataset', rows &#125;))</code> (TypeScript) or{' '}
+          <code>weave.publish(weave.Dataset(name="my-dataset", rows=rows))</code> (Python).
+        </Empty>
+      }
+      detail={(detail) => <DatasetDetail {...detail} />}
+    />
   );
 }
 
-function DatasetDetail({ entity, project, name, version, onVersion }: { entity: string; project: string; name: string; version: string | null; onVersion: (digest: string) => void }) {
+function DatasetDetail({ entity, project, name, version, onVersion }: ObjectDetailProps) {
   const [result, reexecute] = useQuery({ query: WeaveObjectVersionsDocument, variables: { entity, project, objectId: name, first: 100 } });
   return (
     <section className="section card" aria-labelledby="dataset-heading" data-testid="dataset-detail">

@@ -1,14 +1,10 @@
 import { useQuery } from 'urql';
 import { JsonViewer } from '../components/JsonViewer';
-import { PageHeader } from '../components/PageHeader';
-import { ProjectPicker } from '../components/ProjectPicker';
-import { Empty, Loading, QueryState } from '../components/States';
+import { Empty, QueryState } from '../components/States';
 import { WeaveObjectVersionsDocument } from '../graphql/generated';
 import type { PageProps } from '../routes';
-import { ObjectList } from './weave-objects/ObjectList';
-import { useObjectSelection } from './weave-objects/use-object-selection';
+import { ObjectsPage, type ObjectDetailProps } from './weave-objects/ObjectsPage';
 import { VersionList, type ObjectVersion } from './weave-objects/VersionList';
-import './weave-objects/weave-objects.css';
 
 /**
  * Weave's prompt classes: the SDKs publish `StringPrompt` and `MessagesPrompt` (TypeScript and Python) and
@@ -43,51 +39,25 @@ function describe(version: ObjectVersion): string {
 
 /** Prompts: the prompt objects a project's SDKs published, their versions and the chosen version's text or messages. */
 export default function Prompts(_props: PageProps) {
-  const selection = useObjectSelection();
-  const { names } = selection;
   return (
-    <>
-      <PageHeader
-        title="Prompts"
-        description="Prompts published with the Weave SDKs (string and messages prompts) and their versions."
-        actions={<ProjectPicker value={selection.project} onChange={selection.setProject} />}
-      />
-      {!names ? (
-        selection.project === null ? (
-          <Loading label="Finding your projects…" />
-        ) : (
-          <Empty title="Choose a project.">Pick one of your teams’ projects above.</Empty>
-        )
-      ) : (
-        <>
-          <section className="section card" aria-labelledby="prompts-heading">
-            <div className="card-header">
-              <h2 id="prompts-heading">Prompts</h2>
-            </div>
-            <ObjectList
-              key={selection.project}
-              entity={names.entity}
-              project={names.project}
-              classes={PROMPT_CLASSES}
-              noun={['prompt', 'prompts']}
-              selected={selection.name}
-              onSelect={selection.selectObject}
-              empty={
-                <Empty title="No prompts in this project yet.">
-                  Publish one with the Weave SDK: <code>await client.publish(new weave.StringPrompt(&#123; content: 'Hello &#123;name&#125;' &#125;), 'greeting')</code> (TypeScript) or{' '}
-                  <code>weave.publish(weave.StringPrompt("Hello &#123;name&#125;"), name="greeting")</code> (Python).
-                </Empty>
-              }
-            />
-          </section>
-          {selection.name ? <PromptDetail key={`${selection.project}/${selection.name}`} entity={names.entity} project={names.project} name={selection.name} version={selection.version} onVersion={selection.selectVersion} /> : null}
-        </>
-      )}
-    </>
+    <ObjectsPage
+      title="Prompts"
+      description="Prompts published with the Weave SDKs (string and messages prompts) and their versions."
+      classes={PROMPT_CLASSES}
+      noun={['prompt', 'prompts']}
+      headingId="prompts-heading"
+      empty={
+        <Empty title="No prompts in this project yet.">
+          Publish one with the Weave SDK: <code>await client.publish(new weave.StringPrompt(&#123; content: 'Hello &#123;name&#125;' &#125;), 'greeting')</code> (TypeScript) or{' '}
+          <code>weave.publish(weave.StringPrompt("Hello &#123;name&#125;"), name="greeting")</code> (Python).
+        </Empty>
+      }
+      detail={(detail) => <PromptDetail {...detail} />}
+    />
   );
 }
 
-function PromptDetail({ entity, project, name, version, onVersion }: { entity: string; project: string; name: string; version: string | null; onVersion: (digest: string) => void }) {
+function PromptDetail({ entity, project, name, version, onVersion }: ObjectDetailProps) {
   const [result] = useQuery({ query: WeaveObjectVersionsDocument, variables: { entity, project, objectId: name, first: 100 } });
   return (
     <section className="section card" aria-labelledby="prompt-heading" data-testid="prompt-detail">
