@@ -64,12 +64,10 @@ export function useChatStream(onFinished?: (run: StreamRun) => void): { run: Str
     previousStatus.current = run.status;
   }, [run]);
 
-  const settle = setRun;
-
   function stop(status: StreamStatus = 'stopped') {
     subscription.current?.unsubscribe();
     subscription.current = null;
-    settle((current) => (current.status === 'streaming' ? { ...current, status } : current));
+    setRun((current) => (current.status === 'streaming' ? { ...current, status } : current));
   }
 
   function start(request: ChatCompletionRequestInput, project: string | null) {
@@ -92,13 +90,13 @@ export function useChatStream(onFinished?: (run: StreamRun) => void): { run: Str
         subscription.current?.unsubscribe();
         subscription.current = null;
         const errors = describeError(result.error);
-        settle((current) => ({ ...current, status: 'error', errors, elapsedMs: performance.now() - started }));
+        setRun((current) => ({ ...current, status: 'error', errors, elapsedMs: performance.now() - started }));
         return;
       }
       // urql repeats the last chunk's data with hasNext: false when the server completes the subscription.
       if (result.hasNext === false) {
         subscription.current = null;
-        settle((current) => (current.status === 'streaming' ? { ...current, status: 'done', elapsedMs: performance.now() - started } : current));
+        setRun((current) => (current.status === 'streaming' ? { ...current, status: 'done', elapsedMs: performance.now() - started } : current));
         return;
       }
       if (piece) onPiece(piece);
