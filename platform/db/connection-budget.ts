@@ -28,6 +28,11 @@ export interface ConnectionBudget {
   mayStillOpen: number;
 }
 
+/** Whether what is open now plus what the pools may still open can exceed what PostgreSQL lets clients open. */
+export function connectionsCanRunOut(budget: ConnectionBudget): boolean {
+  return budget.inUse + budget.mayStillOpen > budget.maxConnections - budget.reserved;
+}
+
 /**
  * After start-up: warns when the connections open now plus what the platform's pools may still open can exceed
  * PostgreSQL's max_connections (less the superuser reserve) — a burst would then be refused with "too many
@@ -42,8 +47,7 @@ export async function warnIfConnectionsCanRunOut(db: Kysely<any>, logger: Logger
              (select count(*) from pg_stat_activity where backend_type = 'client backend')::int as used`.execute(db);
     const row = rows[0]!;
     const budget = { maxConnections: row.max, reserved: row.reserved, inUse: row.used, mayStillOpen: options.processes * poolHeadroom() };
-    const available = budget.maxConnections - budget.reserved;
-    if (budget.inUse + budget.mayStillOpen > available) {
+    if (connectionsCanRunOut(budget)) {
       logger.warn(
         budget,
         `PostgreSQL connections can run out: ${budget.inUse} are open and the platform's pools may open ${budget.mayStillOpen} more, ` +

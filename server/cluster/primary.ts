@@ -61,7 +61,10 @@ export function startClusterPrimary(config: PlatformConfig, logger: Logger): Clu
     byIndex.set(index, worker);
     const startedAt = Date.now();
     const ready = new Promise<string>((resolve, reject) => {
-      readyWaiters.set(worker.id, resolve);
+      readyWaiters.set(worker.id, (url) => {
+        answering.add(worker);
+        resolve(url);
+      });
       worker.once('exit', (code, signal) => reject(new Error(`platform process ${index} exited during start-up (${signal ?? `code ${code}`})`)));
     });
     worker.once('exit', (code, signal) => {
@@ -77,21 +80,30 @@ export function startClusterPrimary(config: PlatformConfig, logger: Logger): Clu
         if (stopping) return;
         fork(index).then(
           () => logger.info({ process: index }, 'platform process started again'),
-          (error: unknown) => logger.error({ err: error, process: index }, 'a restarted platform process failed'),
+          (error: unknown) => {
+            // Stopped while it started again: that is the stop, not a failure.
+            if (!stopping) logger.error({ err: error, process: index }, 'a restarted platform process failed');
+          },
         );
       }, delay).unref();
     });
     return ready;
   };
   const restartDelay = new Map<number, number>();
+  /** Processes that said they answer: they handle SIGTERM by draining; one still starting dies of it. */
+  const answering = new WeakSet<Worker>();
 
   const stopProcesses = async (): Promise<boolean> => {
     stopping = true;
     const workers = [...byIndex.values()];
+    // A process still starting (one started again after a death, say) has served nothing and installs its
+    // SIGTERM handler only once it answers: killed by this SIGTERM, it stopped as asked.
+    const stoppedAsAsked = (worker: Worker, code: number | null, signal: string | null) =>
+      code === 0 || (signal === 'SIGTERM' && !answering.has(worker));
     const exits = workers.map(
       (worker) => new Promise<boolean>((resolve) => {
-        if (worker.isDead()) return resolve(worker.process.exitCode === 0);
-        worker.once('exit', (code) => resolve(code === 0));
+        if (worker.isDead()) return resolve(stoppedAsAsked(worker, worker.process.exitCode, worker.process.signalCode));
+        worker.once('exit', (code, signal) => resolve(stoppedAsAsked(worker, code, signal)));
       }),
     );
     // Each process drains its own requests on SIGTERM (server/main.ts), as when it runs alone.
