@@ -77,7 +77,7 @@ export const defineInferenceSubgraph = (options: InferenceSubgraphOptions = {}) 
     const events = new PlatformEventStream(connection.root, listener, logger);
     const usageRetention = createUsageRetentionWorker(db, config.usageRetentionDays, platformConfig, logger.child({ worker: 'usage-retention' }));
     const eventRetention = createEventRetentionWorker(connection.root, platformConfig, logger.child({ worker: 'event-retention' }));
-    return { config, catalog, prices, chat, embeddings, usage, traceSettings, usageQueries: new UsageQueries(db, prices), embeddedRuntime, events, listener, db, usageRetention, eventRetention };
+    return { config, catalog, prices, chat, checkpoints, embeddings, usage, traceSettings, usageQueries: new UsageQueries(db, prices), embeddedRuntime, events, listener, db, usageRetention, eventRetention };
   },
   onStart: async ({ catalog, traceSettings }) => {
     await catalog.start();

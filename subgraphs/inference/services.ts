@@ -4,6 +4,7 @@ import type { NotificationListener, PlatformEventStream } from '../../platform/e
 import type { InferenceDatabase } from './db/database.js';
 import type { EmbeddedModelRuntime } from './backends/embedded/embedded-runtime.js';
 import type { ChatService } from './chat/chat.service.js';
+import type { PromotedCheckpoints } from './checkpoints/promoted-checkpoints.js';
 import type { EmbeddingsService } from './embeddings/embeddings.service.js';
 import type { ModelCatalog } from './catalog/model-catalog.js';
 import type { PriceTable } from './pricing/price-table.js';
@@ -18,6 +19,8 @@ export interface InferenceServices {
   /** Model prices: catalog pricing, TRELLIS_MODEL_PRICES_FILE, the shipped table (pricing/). */
   prices: PriceTable;
   chat: ChatService;
+  /** Training checkpoints served under their registry name (`{entity}/{project}/{model}:{alias}`). */
+  checkpoints: PromotedCheckpoints;
   embeddings: EmbeddingsService;
   usage: UsageRecorder;
   traceSettings: TraceSettings;

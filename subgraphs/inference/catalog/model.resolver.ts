@@ -4,7 +4,8 @@ import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { DEFINITION_AT, InferenceModelDefinitionInput } from './model.inputs.js';
 import { OpenAICompatibleBackend } from '../backends/openai-compatible/openai-compatible-backend.js';
 import type { InferenceServices } from '../services.js';
-import { InferenceDeployment, InferenceModel, toInferenceDeployments, toInferenceModel } from './model.type.js';
+import { parsePromotedCheckpointName } from '../checkpoints/promoted-checkpoint-name.js';
+import { InferenceDeployment, InferenceModel, servedCheckpointModel, toInferenceDeployments, toInferenceModel } from './model.type.js';
 
 @Resolver(() => InferenceModel)
 export class ModelResolver {
@@ -19,8 +20,12 @@ export class ModelResolver {
     description:
       'One model the caller may use (also at GET /inference/v1/models/{id}); a model they may not use is NOT_FOUND, like one that does not exist',
   })
-  inferenceModel(@Arg('id', () => String, { description: 'The model id' }) id: string, @Ctx() context: GraphQLContext): InferenceModel {
-    return toInferenceModel(this.services.catalog.resolve(id, requirePrincipal(context)));
+  async inferenceModel(@Arg('id', () => String, { description: 'The model id' }) id: string, @Ctx() context: GraphQLContext): Promise<InferenceModel> {
+    const principal = requirePrincipal(context);
+    // As chat completions resolve `model`: the catalog first, then a checkpoint's registry name.
+    const checkpoint = this.services.catalog.find(id) ? null : parsePromotedCheckpointName(id);
+    if (checkpoint) return servedCheckpointModel(await this.services.checkpoints.describe(checkpoint, principal, context.requestId), checkpoint.entity);
+    return toInferenceModel(this.services.catalog.resolve(id, principal));
   }
 
   @FieldResolver(() => [InferenceDeployment], {
@@ -28,6 +33,7 @@ export class ModelResolver {
   })
   deployments(@Root() model: InferenceModel, @Ctx() context: GraphQLContext): InferenceDeployment[] {
     requirePlatformAdmin(context);
+    if (!model.entry) return []; // a checkpoint: the embedded runtime answers, no upstream server
     const backend = model.entry.backend;
     return toInferenceDeployments(model.entry, backend instanceof OpenAICompatibleBackend ? backend.deployments : []);
   }

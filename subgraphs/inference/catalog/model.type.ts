@@ -1,5 +1,6 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Deployment } from '../backends/openai-compatible/deployment.js';
+import type { ServedCheckpoint } from '../checkpoints/promoted-checkpoints.js';
 import type { CatalogEntry } from './model-catalog.js';
 import { ownerOf, rootOf, servesEmbeddings } from './model-definition.schema.js';
 
@@ -10,10 +11,14 @@ export class InferenceModel {
   @Field(() => String, { description: 'The underlying model that answers' }) root!: string;
   @Field(() => String, { description: 'Owner shown to clients (owned_by of GET /inference/v1/models)' }) ownedBy!: string;
   @Field(() => Date, { description: 'When the model was added to the catalog' }) created!: Date;
-  @Field(() => String, { description: 'config (TRELLIS_MODELS_FILE) or api (registerInferenceModel)' }) source!: string;
+  @Field(() => String, {
+    description: 'config (TRELLIS_MODELS_FILE), api (registerInferenceModel), or registry (a training checkpoint served under its registry name)',
+  })
+  source!: string;
   @Field(() => [String], { nullable: true, description: 'Teams that may use it; null = everyone' }) teams!: string[] | null;
   @Field(() => Boolean, { description: 'Whether it serves embeddings (POST /inference/v1/embeddings)' }) embeddings!: boolean;
-  entry!: CatalogEntry;
+  /** The catalog's entry; null for a checkpoint served under its registry name (it is in no catalog). */
+  entry!: CatalogEntry | null;
 }
 
 export enum InferenceDeploymentHealth {
@@ -54,6 +59,24 @@ export function toInferenceModel(entry: CatalogEntry): InferenceModel {
     teams: entry.definition.teams ?? null,
     embeddings: servesEmbeddings(entry.definition),
     entry,
+  });
+}
+
+/**
+ * A training checkpoint served under its registry name (`{entity}/{project}/{model}:{alias}`) as a model: the embedded
+ * runtime answers with its adapter; the registry's access rules (the checkpoint's team) decide who may use it.
+ */
+export function servedCheckpointModel(checkpoint: ServedCheckpoint, entity: string): InferenceModel {
+  return Object.assign(new InferenceModel(), {
+    id: checkpoint.id,
+    backend: 'embedded',
+    root: checkpoint.baseModel,
+    ownedBy: entity,
+    created: checkpoint.createdAt,
+    source: 'registry',
+    teams: [entity],
+    embeddings: false,
+    entry: null,
   });
 }
 

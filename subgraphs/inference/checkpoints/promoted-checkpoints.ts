@@ -13,7 +13,7 @@ const WEIGHTS_FILE = 'adapter_model.safetensors';
 const CACHED_ADAPTERS = 16;
 
 const VERSION_QUERY = `query PromotedCheckpoint($entity: String!, $project: String!, $collection: String!, $version: String) {
-  artifactVersionByName(entity: $entity, project: $project, collection: $collection, version: $version) { id type metadata }
+  artifactVersionByName(entity: $entity, project: $project, collection: $collection, version: $version) { id type metadata createdAt }
 }`;
 const FILES_QUERY = `query PromotedCheckpointFiles($entity: String!, $project: String!, $collection: String!, $version: String, $config: String!, $weights: String!) {
   artifactVersionByName(entity: $entity, project: $project, collection: $collection, version: $version) {
@@ -24,7 +24,17 @@ const FILES_QUERY = `query PromotedCheckpointFiles($entity: String!, $project: S
 }`;
 
 interface VersionResult {
-  artifactVersionByName: { id: string; type: string; metadata: Record<string, unknown> } | null;
+  artifactVersionByName: { id: string; type: string; metadata: Record<string, unknown>; createdAt: string } | null;
+}
+
+/** What GET /inference/v1/models/{name} says of a checkpoint served under its registry name. */
+export interface ServedCheckpoint {
+  /** `{entity}/{project}/{model}:{alias}`, as the client named it */
+  id: string;
+  /** The embedded base model its adapter applies to */
+  baseModel: string;
+  /** When the artifact version the alias names now was created */
+  createdAt: Date;
 }
 interface FilesResult {
   artifactVersionByName: { id: string; config: { digest: string; contentBase64: string } | null; weights: { digest: string; contentBase64: string } | null } | null;
@@ -48,19 +58,32 @@ export class PromotedCheckpoints {
 
   /** The backend that serves the checkpoint the name points at now, or the OpenAI 404 naming `model`. */
   async resolve(name: PromotedCheckpointName, principal: Principal, requestId: string | undefined, signal?: AbortSignal): Promise<ChatBackend> {
+    const { runtime, root, found, variables, caller, missing } = await this.find(name, principal, requestId, signal);
+    const adapter = this.adapters.get(found.id) ?? (await this.loadAdapter(variables, caller, missing));
+    return new EmbeddedBackend(runtime, root, adapter);
+  }
+
+  /** The checkpoint the name points at now, as a model a client may retrieve; the same 404 as `resolve` otherwise. */
+  async describe(name: PromotedCheckpointName, principal: Principal, requestId: string | undefined): Promise<ServedCheckpoint> {
+    const { publicName, runtime, found } = await this.find(name, principal, requestId);
+    return { id: publicName, baseModel: runtime.defaultModel!.id, createdAt: new Date(found.createdAt) };
+  }
+
+  /** The artifact version the alias names now, checked to be a checkpoint this platform's embedded runtime serves. */
+  private async find(name: PromotedCheckpointName, principal: Principal, requestId: string | undefined, signal?: AbortSignal) {
     const publicName = `${name.entity}/${name.project}/${name.model}:${name.alias}`;
     const missing = (why: string) => new NotFoundError(`The model '${publicName}' does not exist or you do not have access to it (${why}).`, { param: 'model' });
-    const root = this.runtime?.defaultModel?.root;
-    if (!this.runtime || !root) throw missing('this platform runs no embedded model runtime to serve checkpoints');
+    const runtime = this.runtime;
+    const root = runtime?.defaultModel?.root;
+    if (!runtime || !root) throw missing('this platform runs no embedded model runtime to serve checkpoints');
     const caller: GraphCaller = { principal, requestId: requestId ?? randomUUID(), ...(signal ? { signal } : {}) };
     const variables = { entity: name.entity, project: name.project, collection: name.model, version: name.alias };
     const found = (await this.graph.execute<VersionResult>(VERSION_QUERY, variables, caller)).artifactVersionByName;
     if (!found || found.type !== 'model') throw missing(`no training checkpoint with alias "${name.alias}" that you can read`);
-    if (found.metadata.base_model !== this.runtime.defaultModel?.id) {
+    if (found.metadata.base_model !== runtime.defaultModel?.id) {
       throw missing(`its base model ${String(found.metadata.base_model)} is not served by this platform's embedded runtime`);
     }
-    const adapter = this.adapters.get(found.id) ?? (await this.loadAdapter(variables, caller, missing));
-    return new EmbeddedBackend(this.runtime, root, adapter);
+    return { publicName, runtime, root, found, variables, caller, missing };
   }
 
   /**

@@ -113,6 +113,7 @@ describe('promoting a checkpoint', () => {
     const training = await rest('POST', '/training/v1/chat/completions', { model: `wandb-artifact:///trellis/promo/${MODEL}:production`, messages: PROMPT });
     expect(training.status).toBe(404);
     await expect(inferenceAnswer(`trellis/promo/${MODEL}:production`)).rejects.toMatchObject({ status: 404 });
+    await expect(openai().models.retrieve(`trellis/promo/${MODEL}:production`)).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
   });
 
   it('serves the promoted checkpoint through training chat and inference, follows a move, and fires the automation once per promotion', async () => {
@@ -130,6 +131,10 @@ describe('promoting a checkpoint', () => {
     const [delivered] = await receiver.waitFor(1, (request) => request.path === '/promoted', 20_000);
     expect(JSON.parse(delivered!.body)).toMatchObject({ event_type: 'ADD_ARTIFACT_ALIAS', alias: 'production', artifact_collection_name: MODEL });
     expectSameAnswer(await inferenceAnswer(`trellis/promo/${MODEL}:production`), atFirst);
+    // What the client may call, it may also retrieve (the OpenAI SDK's models.retrieve, as LangChain and others do).
+    const retrieved = await openai().models.retrieve(`trellis/promo/${MODEL}:production`);
+    expect(retrieved).toMatchObject({ id: `trellis/promo/${MODEL}:production`, object: 'model', owned_by: 'trellis', root: 'trellis-tiny' });
+    expect(retrieved.created).toBeGreaterThan(0);
 
     const moved = await promote(second);
     expect(moved.body.data.promoteTrainingCheckpoint).toEqual({ step: second, aliases: [`step${second}`, 'latest', 'production'] });
