@@ -146,16 +146,31 @@ export interface TrainingCheckpointPromotedPayload {
 }
 
 /**
- * Family C → registry: named aliases of a model went away with the checkpoints they pointed at (the checkpoints, or
- * the whole model, were deleted). The registry removes each alias from the checkpoint's artifact version — when it
- * still points there — so inference stops serving `{entity}/{project}/{model}:{alias}` for a deleted checkpoint.
- * Published in the transaction that deletes them; `event.entity`/`project` are the model's, `event.author` the
- * username of whoever deleted them.
+ * Family C → registry: checkpoints of a model were deleted (the listed steps, or the whole model). The registry deletes
+ * their artifact versions — with every alias on them (`step<N>`, `latest`, promoted ones such as `production`), so
+ * `latest` falls back to the newest version left — and inference stops serving `{entity}/{project}/{model}:{alias}`
+ * or `:v<N>` for a deleted checkpoint. Published in the transaction that deletes them; `event.entity`/`project` are
+ * the model's, `event.author` the username of whoever deleted them.
+ */
+export const TRAINING_CHECKPOINTS_DELETED_EVENT = 'training.checkpoints_deleted';
+
+export interface TrainingCheckpointsDeletedPayload {
+  /** User id of whoever deleted the checkpoints. */
+  author_id: string;
+  model_id: string;
+  model_name: string;
+  /** The steps of the deleted checkpoints. */
+  steps: number[];
+}
+
+/**
+ * What training published on a deletion before TRAINING_CHECKPOINTS_DELETED_EVENT (2026-11-28): only the named aliases
+ * of the deleted checkpoints, which the registry removed while keeping the versions. No longer published; the registry
+ * still applies such events left in the log.
  */
 export const TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT = 'training.checkpoint_aliases_removed';
 
 export interface TrainingCheckpointAliasesRemovedPayload {
-  /** User id of whoever deleted the checkpoints. */
   author_id: string;
   model_id: string;
   model_name: string;

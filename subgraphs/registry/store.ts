@@ -239,6 +239,17 @@ export class RegistryStore {
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
+  /**
+   * Deletes a version: its aliases (so `latest` falls back to the newest version left), tags, memberships (its `v<N>`
+   * in its collection and its links elsewhere) and files.
+   */
+  async deleteVersion(versionId: string): Promise<void> {
+    await this.db.deleteFrom('aliases').where('version_id', '=', versionId).execute();
+    await this.db.deleteFrom('tags').where('version_id', '=', versionId).execute();
+    await this.db.deleteFrom('memberships').where('version_id', '=', versionId).execute();
+    await this.db.deleteFrom('versions').where('id', '=', versionId).execute(); // its files cascade
+  }
+
   /** Removes the alias when it points at the version (moved elsewhere since: kept); false when nothing was removed. */
   async removeAliasFrom(collectionId: string, alias: string, versionId: string): Promise<boolean> {
     const result = await this.db

@@ -351,16 +351,12 @@ export class TrainingStore {
       .execute();
   }
 
-  /** The named aliases pointing at the model's checkpoints of `steps` (all its checkpoints: null), with their steps. */
-  async aliasesAtSteps(trx: TrainingDb, modelId: string, steps: number[] | null): Promise<{ alias: string; step: number }[]> {
+  /** The steps of the model's checkpoints among `steps` (all of them: null), ascending. */
+  async checkpointStepsAmong(trx: TrainingDb, modelId: string, steps: number[] | null): Promise<number[]> {
     if (steps !== null && steps.length === 0) return [];
-    let query = trx
-      .selectFrom('checkpoint_aliases as a')
-      .innerJoin('checkpoints as c', 'c.id', 'a.checkpoint_id')
-      .select(['a.alias', 'c.step'])
-      .where('a.model_id', '=', modelId);
-    if (steps !== null) query = query.where('c.step', 'in', steps);
-    return query.orderBy('a.alias').execute();
+    let query = trx.selectFrom('checkpoints').select('step').where('model_id', '=', modelId);
+    if (steps !== null) query = query.where('step', 'in', steps);
+    return (await query.orderBy('step').execute()).map((row) => row.step);
   }
 
   /** The model's named aliases by checkpoint id. */

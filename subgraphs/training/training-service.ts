@@ -14,7 +14,7 @@ import type { GraphCaller } from '../../platform/graphql/platform-graph.js';
 import { TRAINING_RUN_KILLED_EVENT } from '../../platform/events/contracts.js';
 import { enqueueTrainingJob } from './job/job-queue.js';
 import { publishTrainingEvent } from './job/training-run-events.js';
-import { announceRemovedAliases } from './promotion/removed-aliases.js';
+import { announceDeletedCheckpoints } from './promotion/deleted-checkpoints.js';
 import type { SftDatasetResolver } from './sft/dataset-resolver.js';
 import type { JobStatus } from './db/database.js';
 import { decodePosition, encodePosition } from './newest-first.js';
@@ -113,7 +113,7 @@ export class TrainingService {
     const model = await this.model(principal, id);
     return this.store.transaction(async (trx) => {
       await this.store.lockModel(trx, id);
-      await announceRemovedAliases(this.store, trx, principal, model, null);
+      await announceDeletedCheckpoints(this.store, trx, principal, model, null);
       const deleted = await this.store.deleteModel(trx, id);
       if (!deleted) throw new NotFoundError(`Model ${id} not found`, { param: 'model_id' });
       return { modelId: id, deletedCheckpoints: deleted.deletedCheckpoints, deletedRun: true };
@@ -140,9 +140,9 @@ export class TrainingService {
     const { steps } = validateOrThrow(CheckpointDeleteBody, body);
     const wanted = [...new Set(steps)];
     const deleted = await this.store.transaction(async (trx) => {
-      // Under the model's lock, as promotion: the aliases announced are exactly those the delete takes with it.
+      // Under the model's lock, as promotion: the steps announced are exactly those this delete removes.
       await this.store.lockModel(trx, model.id);
-      await announceRemovedAliases(this.store, trx, principal, model, wanted);
+      await announceDeletedCheckpoints(this.store, trx, principal, model, wanted);
       return this.store.deleteCheckpoints(trx, model.id, wanted);
     });
     const found = new Set(deleted);

@@ -4,6 +4,7 @@ import {
   TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT,
   TRAINING_CHECKPOINT_PROMOTED_EVENT,
   TRAINING_CHECKPOINT_SAVED_EVENT,
+  TRAINING_CHECKPOINTS_DELETED_EVENT,
   TRAINING_RUN_FAILED_EVENT,
   TRAINING_RUN_FINISHED_EVENT,
   TRAINING_RUN_KILLED_EVENT,
@@ -11,6 +12,7 @@ import {
   type TrainingCheckpointAliasesRemovedPayload,
   type TrainingCheckpointPromotedPayload,
   type TrainingCheckpointSavedPayload,
+  type TrainingCheckpointsDeletedPayload,
   type TrainingRunStartedPayload,
 } from '../../../platform/events/contracts.js';
 import { PlatformEventConsumer, type PlatformEvent, type PlatformEventStream } from '../../../platform/events/index.js';
@@ -29,6 +31,7 @@ const TYPES = new Set([
   TRAINING_RUN_FAILED_EVENT,
   TRAINING_RUN_KILLED_EVENT,
   TRAINING_CHECKPOINT_PROMOTED_EVENT,
+  TRAINING_CHECKPOINTS_DELETED_EVENT,
   TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT,
 ]);
 
@@ -36,7 +39,7 @@ const TYPES = new Set([
  * Records Family C's training runs and checkpoints in the registry: a run per model (named by the model's run id;
  * RUNNING while a job trains, FINISHED, FAILED or KILLED (cancelled) after), each checkpoint as an artifact version of the collection
  * named after the model (type `model`, aliases `step{N}` and `latest`, the step's metrics as metadata and run
- * metrics), promotions as the promoted alias on the checkpoint's version (removed again when the checkpoint or model is deleted). Consumes the platform events after its stored cursor and writes each event's changes with the new
+ * metrics), promotions as the promoted alias on the checkpoint's version, and deleted checkpoints (or models) by deleting their versions. Consumes the platform events after its stored cursor and writes each event's changes with the new
  * cursor in one transaction, through the registry's own services — so they publish the events automations watch.
  * The transaction claims the event first: several registry processes on one database record each event once.
  * The submitter was authorized for the model's project when the job was created.
@@ -72,6 +75,10 @@ export class TrainingRunRecorder extends PlatformEventConsumer {
       const store = new RegistryStore(trx);
       if (event.type === TRAINING_CHECKPOINT_PROMOTED_EVENT) {
         await promote(store, author, entity, project, event.payload as unknown as TrainingCheckpointPromotedPayload);
+        return;
+      }
+      if (event.type === TRAINING_CHECKPOINTS_DELETED_EVENT) {
+        await deleteVersions(store, author, entity, project, event.payload as unknown as TrainingCheckpointsDeletedPayload);
         return;
       }
       if (event.type === TRAINING_CHECKPOINT_ALIASES_REMOVED_EVENT) {
@@ -130,7 +137,20 @@ async function promote(store: RegistryStore, author: Principal, entity: string, 
 }
 
 /**
- * Deleted checkpoints took their named aliases with them: each alias leaves the checkpoint's artifact version (found
+ * Deleted checkpoints: their artifact versions (found by their `step<N>` alias) are deleted with every alias on them,
+ * so nothing serves them by any name; `latest` falls back to the newest version left. A version the registry never
+ * recorded is passed over.
+ */
+async function deleteVersions(store: RegistryStore, author: Principal, entity: string, project: string, deleted: TrainingCheckpointsDeletedPayload): Promise<void> {
+  const artifacts = new ArtifactService(store);
+  for (const step of deleted.steps) {
+    const found = await artifacts.versionByName(author, { entity, project, collection: deleted.model_name, version: `step${step}` });
+    if (found) await store.deleteVersion(found.version.id);
+  }
+}
+
+/**
+ * Events published before TRAINING_CHECKPOINTS_DELETED_EVENT. Deleted checkpoints took their named aliases with them: each alias leaves the checkpoint's artifact version (found
  * by its `step<N>` alias) if it still points there — a registry user may have moved it since, and that move stands.
  * The version itself stays (the registry keeps what was recorded); only the name that served it goes.
  */

@@ -81,6 +81,16 @@ async function notFound(model: string): Promise<InstanceType<typeof OpenAI.NotFo
   return error as InstanceType<typeof OpenAI.NotFoundError>;
 }
 
+/** The registry's artifact version of the model's checkpoint by a version name (null: none). */
+async function registryVersion(collection: string, version: string): Promise<unknown> {
+  const data = await ok(
+    platform,
+    `query($c: String!, $v: String) { artifactVersionByName(entity: "trellis", project: "demote", collection: $c, version: $v) { id } }`,
+    { c: collection, v: version },
+  );
+  return data.artifactVersionByName;
+}
+
 describe('deleting a promoted checkpoint', () => {
   it('ART DELETE /training/v1/preview/models/{id}/checkpoints: inference stops serving {entity}/{project}/{model}:production', async () => {
     const { modelId, step } = await promotedModel('demote-checkpoint');
@@ -88,6 +98,9 @@ describe('deleting a promoted checkpoint', () => {
     expect(deleted.status).toBe(200);
     const error = await notFound('trellis/demote/demote-checkpoint:production');
     expect(error.error).toMatchObject({ type: expect.any(String), message: expect.stringContaining('demote-checkpoint:production') });
+    // Nor under any other name of the deleted checkpoint: its registry version is gone.
+    for (const alias of [`step${step}`, 'latest', 'v0']) await notFound(`trellis/demote/demote-checkpoint:${alias}`);
+    expect(await registryVersion('demote-checkpoint', `step${step}`)).toBeNull();
     // Training's name for it is gone too.
     const training = await rest('POST', '/training/v1/chat/completions', { model: 'wandb-artifact:///trellis/demote/demote-checkpoint:production', messages: PROMPT });
     expect(training.status).toBe(404);
@@ -98,5 +111,6 @@ describe('deleting a promoted checkpoint', () => {
     const deleted = await ok(platform, `mutation($id: ID!) { deleteTrainingModel(id: $id) { modelId deletedCheckpoints } }`, { id: modelId });
     expect(deleted.deleteTrainingModel).toEqual({ modelId, deletedCheckpoints: 1 });
     await notFound('trellis/demote/demote-model:production');
+    for (const alias of ['latest', 'v0']) await notFound(`trellis/demote/demote-model:${alias}`);
   }, 180_000);
 });
