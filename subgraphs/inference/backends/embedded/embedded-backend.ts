@@ -21,6 +21,9 @@ const EMBEDDED_CAPABILITIES = new Set([
   'top_logprobs',
   // Only recorded (usage records), as OpenAI does: it asks nothing of the model.
   'user',
+  // OpenAI's developer-defined tags of a completion: they ask nothing of the model either, and are recorded in the
+  // traced call's inputs (a monitor or a dataset reads e.g. `inputs.metadata.expected` there).
+  'metadata',
 ]);
 
 /**
