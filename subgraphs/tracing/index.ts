@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { passThroughReference } from '../../platform/graphql/entity-refs.js';
+import { UnavailableGraph } from '../../platform/graphql/platform-graph.js';
 import { migrateEvents, NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import { RetentionWorker } from '../../platform/db/retention-worker.js';
 import { defineSubgraph } from '../../platform/subgraph.js';
@@ -8,6 +9,11 @@ import { CallResolver } from './call/call.resolver.js';
 import { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
 import { tracingMigrations } from './db/migrations/index.js';
+import { DatasetEvaluationResolver } from './dataset-evaluation/dataset-evaluation.resolver.js';
+import { DatasetEvaluationService } from './dataset-evaluation/dataset-evaluation.service.js';
+import { EvaluatedModels } from './dataset-evaluation/evaluated-models.js';
+import { EvaluationRunner } from './dataset-evaluation/evaluation-runner.js';
+import { DatasetService } from './dataset/dataset.service.js';
 import { EvaluationProjectResolver } from './evaluation/evaluation.resolver.js';
 import { EvaluationService } from './evaluation/evaluation.service.js';
 import { FeedbackResolver } from './feedback/feedback.resolver.js';
@@ -36,7 +42,7 @@ import { tokenUsageReferences } from './usage/token-usage.type.js';
 export const tracingSubgraph = defineSubgraph<TracingServices>({
   name: 'tracing',
   migrations: tracingMigrations,
-  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver, MonitorResolver, DatasetResolver],
+  resolvers: [TracingProjectResolver, EvaluationProjectResolver, CallResolver, ObjectResolver, FeedbackResolver, ScoreResolver, TraceRetentionResolver, CallTokenUsageResolver, ProjectTokenUsageResolver, MonitorResolver, DatasetResolver, DatasetEvaluationResolver],
   orphanedTypes: [Project],
   createServices: async ({ store, db: connection, config, logger, graph }) => {
     await migrateEvents(connection.root);
@@ -51,13 +57,20 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
     const events = new PlatformEventStream(connection.root, listener, logger);
     // LLM judges ask catalog models through the inference family, via the graph (absent in tools).
     const judge = graph ? new GraphJudge(graph) : undefined;
+    const objects = new ObjectService(db);
+    const scores = new ScoreService(db, calls, feedback);
+    // Evaluated models are asked through the graph as the caller (inference and training apply their own rules).
+    const evaluatedModels = new EvaluatedModels(graph ?? new UnavailableGraph());
+    const evaluationRunner = new EvaluationRunner(db, scores, evaluatedModels, logger.child({ worker: 'dataset-evaluations' }));
     const traceRetention = new TraceRetentionService(db, loadTracingConfig(config).traceRetentionDays);
     const traceRetentionWorker = new RetentionWorker('tracing-trace-retention', () => traceRetention.passes(), config.retention, logger.child({ worker: 'trace-retention' }));
     return {
       calls,
       feedback,
-      objects: new ObjectService(db),
-      scores: new ScoreService(db, calls, feedback),
+      objects,
+      scores,
+      datasetEvaluations: new DatasetEvaluationService(new DatasetService(db, objects), objects, scores, evaluatedModels, evaluationRunner),
+      evaluationRunner,
       evaluations: new EvaluationService(db),
       tokenUsage: new TokenUsageService(db),
       events,
@@ -75,10 +88,12 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
   // Family B's completions for a named project arrive as platform events and become calls here.
   // Traces past their project's retention are deleted in the background.
   // Monitors score the calls of their projects as their ends are written.
-  workers: ({ db, events, traceRetentionWorker, endedCalls, judge }, { logger }) => [
+  // Platform-run evaluations: a stopping process finishes its runs as errors; abandoned runs are swept.
+  workers: ({ db, events, traceRetentionWorker, endedCalls, judge, evaluationRunner }, { logger }) => [
     new InferenceCallRecorder(db, events, logger.child({ worker: 'inference-calls' }), endedCalls),
     traceRetentionWorker,
     new MonitorConsumer(db, events, logger.child({ worker: 'monitors' }), judge),
+    evaluationRunner,
   ],
   onStop: async ({ events, listener, monitoredProjects }) => {
     monitoredProjects.stop();

@@ -3,6 +3,8 @@ import type { RetentionWorker } from '../../platform/db/retention-worker.js';
 import type { NotificationListener, PlatformEventStream } from '../../platform/events/index.js';
 import type { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
+import type { DatasetEvaluationService } from './dataset-evaluation/dataset-evaluation.service.js';
+import type { EvaluationRunner } from './dataset-evaluation/evaluation-runner.js';
 import type { EvaluationService } from './evaluation/evaluation.service.js';
 import type { FeedbackService } from './feedback/feedback.service.js';
 import type { EndedCallsPublisher } from './monitor/ended-calls-publisher.js';
@@ -21,6 +23,10 @@ export interface TracingServices {
   scores: ScoreService;
   /** Evaluation runs as dashboards read them (SDK and evaluation API), with summaries and comparisons. */
   evaluations: EvaluationService;
+  /** Evaluations of dataset versions against several models, run by the platform (evaluateDataset). */
+  datasetEvaluations: DatasetEvaluationService;
+  /** Runs them in the background; finishes abandoned runs (a worker). */
+  evaluationRunner: EvaluationRunner;
   /** Token totals of traces and time windows (summary.usage), for cost. */
   tokenUsage: TokenUsageService;
   /** Platform events this subgraph consumes (inference completions). */

@@ -144,12 +144,12 @@ export class CallService {
   async writeCompleted(
     trx: Kysely<TracingDatabase>,
     writer: Writer,
-    call: Omit<CallStart, 'started_at'> & { kind: CallKind; output?: unknown; ended: boolean },
+    call: Omit<CallStart, 'started_at'> & { kind: CallKind; output?: unknown; exception?: string | null; ended: boolean },
   ): Promise<{ id: string; trace_id: string }> {
     const now = new Date().toISOString();
     const row = toStartRow({ ...call, started_at: now }, writer, ['body'], call.kind);
     const traceIds = call.ended
-      ? await callStore.insertCompleted(trx, [toCompletedRow(row, { project_id: row.project_id, id: row.id, ended_at: now, output: call.output ?? null, summary: {}, exception: null })])
+      ? await callStore.insertCompleted(trx, [toCompletedRow(row, { project_id: row.project_id, id: row.id, ended_at: now, output: call.output ?? null, summary: {}, exception: call.exception ?? null })])
       : await callStore.insertStarts(trx, [row]);
     return { id: row.id, trace_id: traceIds.get(callKey(row.project_id, row.id))! };
   }

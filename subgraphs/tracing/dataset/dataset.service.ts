@@ -61,6 +61,15 @@ export class DatasetService {
     return this.save(writer, input.project_id, input.dataset, rows, (found.val as { description?: string | null }).description ?? null);
   }
 
+  /** A Dataset version (`latest`, `v<N>` or a digest) with its rows; null when the project has no such Dataset version. */
+  async readVersion(projectId: string, name: string, version: string): Promise<(DatasetVersion & { rows: Record<string, unknown>[] }) | null> {
+    const found = await objectStore.readObject(this.db, projectId, name, version);
+    if (!found || !isDataset(found.val)) return null;
+    const rows = await this.rowsOf(projectId, found.val);
+    const ref = `weave:///${projectId}/object/${name}:${found.digest}`;
+    return { objectId: name, digest: found.digest, version: `v${found.version_index}`, ref, rowCount: rows.length, rows };
+  }
+
   private async selectCalls(input: DatasetFromCalls): Promise<CallFields[]> {
     const hasIds = input.call_ids != null;
     const hasSearch = input.search != null;

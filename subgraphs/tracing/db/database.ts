@@ -134,6 +134,15 @@ export interface MonitorResultsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 
+/** An evaluation run the platform is running (evaluateDataset): its process and that process's last heartbeat. */
+export interface DatasetEvaluationRunsTable {
+  project_id: string;
+  run_id: string;
+  /** The process running it (a random id per process). */
+  owner: string;
+  heartbeat_at: ColumnType<Date, Date | undefined, Date | undefined>;
+}
+
 export interface TracingDatabase {
   event_cursors: EventCursorsTable;
   calls: CallsTable;
@@ -145,4 +154,5 @@ export interface TracingDatabase {
   project_settings: ProjectSettingsTable;
   monitors: MonitorsTable;
   monitor_results: MonitorResultsTable;
+  dataset_evaluation_runs: DatasetEvaluationRunsTable;
 }

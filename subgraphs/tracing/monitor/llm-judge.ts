@@ -7,7 +7,7 @@ import type { MonitorScorer } from './monitor.schemas.js';
 
 /** The model a judge asks when its monitor names none: the platform's embedded model. */
 export const DEFAULT_JUDGE_MODEL = 'trellis-tiny';
-const DEFAULT_MAX_TOKENS = 16;
+export const DEFAULT_MAX_TOKENS = 16;
 /** Longest reason kept from a judge's answer. */
 const REASON_LIMIT = 500;
 

@@ -12,13 +12,18 @@ import { MonitorBody } from './monitor.schemas.js';
 export function validateMonitor(body: unknown): MonitorBody {
   const monitor = validateOrThrow(MonitorBody, body, 'body');
   try {
-    if (monitor.scorer.kind === 'llm_judge') checkJudge(monitor.scorer);
-    else compileCheck(monitor.scorer);
+    checkScorer(monitor.scorer);
   } catch (error) {
     if (!(error instanceof InvalidCheckError)) throw error;
     throw new ValidationFailedError([{ loc: ['body', 'scorer', error.setting], msg: error.message, type: 'value_error' }], error.message);
   }
   return monitor;
+}
+
+/** What only compiling a scorer can tell (also the dataset evaluations' scorers): InvalidCheckError naming the setting at fault. */
+export function checkScorer(scorer: MonitorBody['scorer']): void {
+  if (scorer.kind === 'llm_judge') checkJudge(scorer);
+  else compileCheck(scorer);
 }
 
 /** What an LLM judge needs: a prompt whose placeholders name call fields, and a scale with room in it. */

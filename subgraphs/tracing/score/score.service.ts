@@ -52,7 +52,8 @@ export class ScoreService {
     void writer;
   }
 
-  async createPrediction(writer: Writer, projectId: string, body: unknown): Promise<string> {
+  /** `exception`: the prediction failed (a platform-run evaluation's model answered an error); it is recorded as a failed call. */
+  async createPrediction(writer: Writer, projectId: string, body: unknown, exception: string | null = null): Promise<string> {
     const request = validateOrThrow(PredictionCreateBody, body, 'body');
     return this.db.transaction().execute(async (trx) => {
       const run = request.evaluation_run_id ? await this.requireCall(projectId, request.evaluation_run_id, 'evaluation_run', trx) : null;
@@ -64,6 +65,7 @@ export class ScoreService {
         attributes: { [EVAL_META]: { prediction: true, model: request.model, evaluation_run_id: request.evaluation_run_id ?? null } },
         inputs: request.inputs,
         output: request.output,
+        exception,
         kind: 'prediction',
         ended: true,
       });

@@ -12,6 +12,7 @@ import * as monitors from './2026-11-28T0700-monitors.js';
 import * as monitorJudgeTokens from './2026-11-28T0730-monitor-judge-tokens.js';
 import * as monitorThresholds from './2026-11-28T0740-monitor-thresholds.js';
 import * as callErrors from './2026-11-28T0800-call-errors.js';
+import * as datasetEvaluationRuns from './2026-11-28T0900-dataset-evaluation-runs.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -28,4 +29,5 @@ export const tracingMigrations: Migrations = {
   '2026-11-28T0730-monitor-judge-tokens': monitorJudgeTokens,
   '2026-11-28T0740-monitor-thresholds': monitorThresholds,
   '2026-11-28T0800-call-errors': callErrors,
+  '2026-11-28T0900-dataset-evaluation-runs': datasetEvaluationRuns,
 };
