@@ -13,6 +13,7 @@ import {
   type MonitorsListQuery,
 } from '../graphql/generated';
 import { MonitorForm } from './monitors/MonitorForm';
+import { MonitorScoresChart } from './monitors/MonitorScoresChart';
 import { describeScorer, formatScore } from './monitors/monitor-format';
 import './monitors/monitors.css';
 
@@ -23,18 +24,25 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * A project's monitors (online evaluation): what each checks and how much it samples, its counts so far (scored,
  * skipped by sampling, failed), its mean score and scoring latency; its admins create monitors, pause and resume them
- * and backfill the last day. Scores themselves are feedback: the Evaluations page charts them by scorer.
+ * and backfill the last day, edit them, and see their mean score over time (scores are feedback: the Evaluations page
+ * charts them by scorer too).
  */
 export default function Monitors() {
   const [project, setProject] = useProjectParam();
   const target = splitProject(project);
   const variables = { entity: target?.entity ?? '', project: target?.project ?? '' };
   const [result, reexecute] = useQuery({ query: MonitorsListDocument, variables, pause: !target });
-  const refresh = () => reexecute({ requestPolicy: 'network-only' });
+  const [refreshes, setRefreshes] = useState(0);
+  const refresh = () => {
+    reexecute({ requestPolicy: 'network-only' });
+    setRefreshes((count) => count + 1);
+  };
   const [paused, pause] = useMutation(MonitorsPauseDocument);
   const [resumed, resume] = useMutation(MonitorsResumeDocument);
   const [backfilled, backfill] = useMutation(MonitorsBackfillDocument);
   const [lastBackfill, setLastBackfill] = useState<{ name: string; result: Backfill } | null>(null);
+  const [editing, setEditing] = useState<Monitor | null>(null);
+  const monitors = result.data?.project?.monitors ?? [];
 
   const toggle = async (monitor: Monitor) => {
     const run = monitor.active ? pause : resume;
@@ -94,6 +102,9 @@ export default function Monitors() {
           >
             Backfill 24 h
           </button>
+          <button type="button" className="button button-quiet" aria-label={`Edit ${monitor.name}`} onClick={() => setEditing(monitor)}>
+            Edit
+          </button>
         </span>
       ),
     },
@@ -103,7 +114,7 @@ export default function Monitors() {
     <>
       <PageHeader
         title="Monitors"
-        description="Scorers applied to a sample of a project's calls as they end; each score is feedback on the call (wandb.runnable.<monitor>), charted by scorer on the Evaluations page."
+        description="Scorers applied to a sample of a project's calls as they end; each score is feedback on the call (wandb.runnable.<monitor>), charted below by monitor and on the Evaluations page by scorer."
       />
       <section className="section card monitors-list" aria-labelledby="monitors-heading">
         <h2 id="monitors-heading">Monitors of a project</h2>
@@ -132,7 +143,21 @@ export default function Monitors() {
           </QueryState>
         )}
       </section>
-      {target ? <MonitorForm entity={target.entity} project={target.project} onCreated={refresh} /> : null}
+      {target ? <MonitorScoresChart entity={target.entity} project={target.project} monitors={monitors.map((monitor) => monitor.name)} refreshToken={refreshes} /> : null}
+      {target ? (
+        // One form: a new monitor, or the one being edited (keyed, so choosing another starts from its settings).
+        <MonitorForm
+          key={editing?.id ?? 'new'}
+          entity={target.entity}
+          project={target.project}
+          editing={editing}
+          onSaved={() => {
+            setEditing(null);
+            refresh();
+          }}
+          onCancel={() => setEditing(null)}
+        />
+      ) : null}
     </>
   );
 }

@@ -28,7 +28,7 @@ async function ingest(calls: { id: string; output: string; expected: string }[])
 describe('dashboard: Monitors', () => {
   it('lists monitors with their counts, creates, pauses and backfills one', async () => {
     const created = await harness.platform.graphql(
-      `mutation { createMonitor(entity: "trellis", project: "default", input: { name: "has-digit", samplingRate: 1, scorer: { kind: REGEX, pattern: "\\\\d" } }) { id } }`,
+      `mutation { createMonitor(entity: "trellis", project: "default", input: { name: "has-digit", samplingRate: 1, scorer: { kind: REGEX, pattern: "\\\\d" }, threshold: { below: 0.2, windowMinutes: 60, minSamples: 100 } }) { id } }`,
     );
     expect(created.body.errors).toBeUndefined();
     await ingest([
@@ -78,9 +78,38 @@ describe('dashboard: Monitors', () => {
     await expect.poll(() => row.textContent()).toContain('Paused');
     await page.getByRole('button', { name: 'Resume has-digit' }).waitFor();
 
+    // Edited: has-digit now wants digits only, on half the calls. The form starts from its settings; what the form
+    // does not show (its threshold, paused) stays as it was.
+    await page.getByRole('button', { name: 'Edit has-digit' }).click();
+    const form = page.getByRole('form', { name: 'Edit monitor has-digit' });
+    expect(await form.getByLabel('Pattern (RE2)').inputValue()).toBe('\\d');
+    expect(await form.getByLabel('Name').inputValue()).toBe('has-digit');
+    await form.getByLabel('Pattern (RE2)').fill('^\\d+$');
+    await form.getByLabel('Sampling rate (0–1]').fill('0.5');
+    await form.scrollIntoViewIfNeeded();
+    await harness.screenshot('monitors-edit');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => row.textContent()).toContain('output ~ /^\\d+$/');
+    expect(await row.textContent()).toMatch(/50%\s*Paused/);
+    await page.getByRole('heading', { name: 'New monitor' }).waitFor();
+    const stored = await harness.platform.graphql(`{ project(entity: "trellis", name: "default") { monitors { name active samplingRate scorer { pattern } threshold { below windowMinutes minSamples } } } }`);
+    expect(stored.body.data.project.monitors.find((monitor: { name: string }) => monitor.name === 'has-digit')).toEqual({
+      name: 'has-digit',
+      active: false,
+      samplingRate: 0.5,
+      scorer: { pattern: '^\\d+$' },
+      threshold: { below: 0.2, windowMinutes: 60, minSamples: 100 },
+    });
+
+    // The scores chart: one line per monitor, from their feedback (both scored the four calls within this hour,
+    // unless the hour turned meanwhile).
+    const chart = page.getByRole('img', { name: /^Mean score per hour, by monitor \(mean score\): / });
+    await expect.poll(() => chart.getAttribute('aria-label'), { timeout: 20_000 }).toMatch(/: correct, [12] points; has-digit, [12] points$/);
+
     await harness.checkAccessibility('monitors');
     // The last click may have scrolled a narrow table sideways: the screenshot shows it from its first column.
     await table.evaluate((element) => element.closest('div')?.scrollTo({ left: 0 }));
+    await page.evaluate(() => window.scrollTo(0, 0));
     await harness.screenshot('monitors');
     expect(harness.problems.filter((problem) => problem.startsWith('page error'))).toEqual([]);
   }, 120_000);
