@@ -12,7 +12,7 @@ import { tracingMigrations } from './db/migrations/index.js';
 import { DatasetEvaluationResolver } from './dataset-evaluation/dataset-evaluation.resolver.js';
 import { DatasetEvaluationService } from './dataset-evaluation/dataset-evaluation.service.js';
 import { EvaluatedModels } from './dataset-evaluation/evaluated-models.js';
-import { EvaluationRunner } from './dataset-evaluation/evaluation-runner.js';
+import { EvaluationRunner, runnerTiming } from './dataset-evaluation/evaluation-runner.js';
 import { DatasetService } from './dataset/dataset.service.js';
 import { EvaluationProjectResolver } from './evaluation/evaluation.resolver.js';
 import { EvaluationService } from './evaluation/evaluation.service.js';
@@ -61,8 +61,9 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
     const scores = new ScoreService(db, calls, feedback);
     // Evaluated models are asked through the graph as the caller (inference and training apply their own rules).
     const evaluatedModels = new EvaluatedModels(graph ?? new UnavailableGraph());
-    const evaluationRunner = new EvaluationRunner(db, scores, evaluatedModels, logger.child({ worker: 'dataset-evaluations' }));
-    const traceRetention = new TraceRetentionService(db, loadTracingConfig(config).traceRetentionDays);
+    const tracingConfig = loadTracingConfig(config);
+    const evaluationRunner = new EvaluationRunner(db, scores, evaluatedModels, logger.child({ worker: 'dataset-evaluations' }), runnerTiming(tracingConfig.evaluationStaleSeconds));
+    const traceRetention = new TraceRetentionService(db, tracingConfig.traceRetentionDays);
     const traceRetentionWorker = new RetentionWorker('tracing-trace-retention', () => traceRetention.passes(), config.retention, logger.child({ worker: 'trace-retention' }));
     return {
       calls,

@@ -42,7 +42,10 @@ export interface RunnerTiming {
   sweepMs: number;
 }
 
-export const DEFAULT_RUNNER_TIMING: RunnerTiming = { heartbeatMs: 5_000, staleSeconds: 30, sweepMs: 15_000 };
+/** Heartbeats three times per stale period (a slow one is not taken for a death), sweeps twice per period. */
+export function runnerTiming(staleSeconds: number): RunnerTiming {
+  return { heartbeatMs: Math.min(5_000, (staleSeconds * 1000) / 3), staleSeconds, sweepMs: Math.min(15_000, (staleSeconds * 1000) / 2) };
+}
 
 /** The reason a run ends with when its process stops (graceful shutdown) before the run's last row. */
 export const STOPPED_REASON = 'Interrupted: the platform process running this evaluation stopped before it finished; start the evaluation again';
@@ -75,7 +78,7 @@ export class EvaluationRunner implements BackgroundWorker {
     private readonly scores: ScoreService,
     private readonly models: EvaluatedModels,
     private readonly logger: Logger,
-    private readonly timing: RunnerTiming = DEFAULT_RUNNER_TIMING,
+    private readonly timing: RunnerTiming,
   ) {}
 
   async start(): Promise<void> {

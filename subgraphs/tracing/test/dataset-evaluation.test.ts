@@ -14,9 +14,20 @@ import { traces } from './helpers.js';
 const ENTITY = 'trellis';
 const PROJECT = 'evals';
 const P = `${ENTITY}/${PROJECT}`;
-const PROMPTS = ['1+1=', '2+2=', '3+3=', '4+4=', '5+5=', '6+6='];
+/** Tasks of trellis-tiny's synthetic corpus (docs/model-card.md), with their true answers. */
+const TASKS: [string, string][] = [
+  ['How many letters are in "kamo"?', '4'],
+  ['Capital of Peru?', 'Lima'],
+  ['7 x 8 =', '56'],
+  ['Opposite of hot?', 'cold'],
+  ['How many letters are in "tree"?', '4'],
+  ['Uppercase: kamo', 'KAMO'],
+];
 let platform: TestPlatform;
 let datasetVersion: string;
+/** A checkpoint fine-tuned on the dataset, by its training ref and its promoted inference name. */
+let checkpointRef: string;
+let promotedName: string;
 
 const EVALUATE = `mutation($entity: String!, $project: String!, $input: DatasetEvaluationInput!) {
   evaluateDataset(entity: $entity, project: $project, input: $input) { evaluationRef datasetRef datasetVersion rowStart rowEnd runs { id model } }
@@ -35,44 +46,73 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   await ok(platform, `mutation { createProject(entity: "${ENTITY}", name: "${PROJECT}") { fullName } }`);
   const openai = new OpenAI({ apiKey: platform.adminKey, baseURL: `${platform.url}/inference/v1`, maxRetries: 0, project: P });
-  for (const content of PROMPTS) {
+  for (const [content] of TASKS) {
     await openai.chat.completions.create({ model: 'trellis-tiny', messages: [{ role: 'user', content }], max_tokens: 4, temperature: 0, seed: 0 });
   }
   // The completions are recorded as calls of the project from their platform events, moments later.
   const calls = await eventually(async () => {
     const listed = await traces(platform, '/calls/stream_query', { project_id: P, sort_by: [{ field: 'started_at', direction: 'asc' }] });
     const rows = String(listed.body).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
-    return rows.length === PROMPTS.length ? rows : undefined;
+    return rows.length === TASKS.length ? rows : undefined;
   }, 30_000);
   const created = await ok(platform, `mutation($input: DatasetFromCallsInput!) { createDatasetFromCalls(input: $input) { version } }`, {
     input: {
       projectId: P,
-      dataset: 'arith',
+      dataset: 'tasks',
       callIds: calls.map((call: { id: string }) => call.id),
       columns: [
-        { name: 'input', source: 'inputs' },
-        { name: 'expected', source: 'inputs.messages.0.content' },
+        { name: 'input', source: 'inputs.messages' },
+        { name: 'expected', source: 'output.content' },
       ],
     },
   });
   expect(created.createDatasetFromCalls.version).toBe('v0');
   // The true answers, as a reviewer corrects them: each row's expected output (one version per edit; the last is v6).
-  let edited = created.createDatasetFromCalls.version;
-  for (const [index, prompt] of PROMPTS.entries()) {
-    const [a, b] = prompt.slice(0, -1).split('+').map(Number);
-    const result = await ok(platform, `mutation($input: DatasetRowEditInput!) { editDatasetRow(input: $input) { version } }`, {
-      input: { projectId: P, dataset: 'arith', rowIndex: index, values: { expected: String(a! + b!) } },
+  for (const [index, [, answer]] of TASKS.entries()) {
+    const edited = await ok(platform, `mutation($input: DatasetRowEditInput!) { editDatasetRow(input: $input) { version } }`, {
+      input: { projectId: P, dataset: 'tasks', rowIndex: index, values: { expected: answer } },
     });
-    edited = result.editDatasetRow.version;
+    datasetVersion = edited.editDatasetRow.version;
   }
-  datasetVersion = edited;
-}, 120_000);
+
+  // A second model: trellis-tiny fine-tuned on the corrected version, then promoted to production.
+  const model = await platform.fetch('/training/v1/preview/models', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${platform.adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ project: PROJECT, name: 'tasks-tuned', base_model: 'trellis-tiny' }),
+  });
+  const modelId = ((await model.json()) as { id: string }).id;
+  const job = await ok(platform, `mutation($input: SftTrainingJobFromDatasetInput!) { createSftTrainingJobFromDataset(input: $input) { id } }`, {
+    input: { modelId, dataset: { project: PROJECT, dataset: 'tasks', promptColumn: 'input', completionColumn: 'expected' }, config: { batchSize: 2, learningRate: 0.05 } },
+  });
+  const jobQuery = `query($id: ID!) { trainingJob(id: $id) { status } }`;
+  const status = await eventually(async () => {
+    const read = await ok(platform, jobQuery, { id: job.createSftTrainingJobFromDataset.id });
+    return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(read.trainingJob.status) ? read.trainingJob.status : undefined;
+  }, 150_000);
+  expect(status).toBe('SUCCEEDED');
+  checkpointRef = `wandb-artifact:///${P}/tasks-tuned:latest`;
+  const checkpoints = await ok(platform, `query($id: ID!) { trainingModel(id: $id) { checkpoints(order: DESC, first: 1) { nodes { step } } } }`, { id: modelId });
+  const step = checkpoints.trainingModel.checkpoints.nodes[0].step as number;
+  await ok(platform, `mutation($id: ID!) { promoteTrainingCheckpoint(modelId: $id, input: { step: ${step}, alias: "production" }) { aliases } }`, { id: modelId });
+  promotedName = `${P}/tasks-tuned:production`;
+  // The registry moves the alias from the promotion event, moments later: inference then serves the name.
+  await eventually(async () => {
+    try {
+      await openai.chat.completions.create({ model: promotedName, messages: [{ role: 'user', content: 'Capital of Peru?' }], max_tokens: 2 });
+      return true;
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return undefined;
+      throw error;
+    }
+  }, 20_000);
+}, 240_000);
 afterAll(async () => {
   await platform?.close();
 });
 
 async function evaluate(input: Record<string, unknown>) {
-  return platform.graphql(EVALUATE, { entity: ENTITY, project: PROJECT, input: { dataset: `arith:${datasetVersion}`, models: ['trellis-tiny', 'trellis-tiny'], scorers: [EXACT], ...input } });
+  return platform.graphql(EVALUATE, { entity: ENTITY, project: PROJECT, input: { dataset: `tasks:${datasetVersion}`, models: ['trellis-tiny', 'trellis-tiny'], scorers: [EXACT], ...input } });
 }
 
 async function finished(id: string) {
@@ -88,7 +128,7 @@ describe('evaluateDataset', () => {
     const before = (await ok(platform, COUNT)).project.evaluationRunCount;
     const cases: [Record<string, unknown>, (string | number)[]][] = [
       [{ dataset: 'nope:v0' }, ['input', 'dataset']],
-      [{ dataset: 'arith:v99' }, ['input', 'dataset']],
+      [{ dataset: 'tasks:v99' }, ['input', 'dataset']],
       [{ models: ['trellis-tiny'] }, ['input', 'models']],
       [{ models: ['trellis-tiny', 'trellis-tiny', 'trellis-tiny', 'trellis-tiny', 'trellis-tiny'] }, ['input', 'models']],
       [{ models: ['trellis-tiny', 'no-such-model'] }, ['input', 'models', 1]],
@@ -98,6 +138,7 @@ describe('evaluateDataset', () => {
       [{ scorers: [{ name: 'bad', scorer: { kind: 'REGEX', pattern: '(a)\\1' } }] }, ['input', 'scorers', 0, 'scorer', 'pattern']],
       [{ scorers: [{ name: 'judge', scorer: { kind: 'LLM_JUDGE', prompt: 'Rate {{nope}}' } }] }, ['input', 'scorers', 0, 'scorer', 'prompt']],
       [{ promptColumn: 'question' }, ['input', 'promptColumn']],
+      [{ scorers: [EXACT, EXACT] }, ['input', 'scorers', 1, 'name']],
     ];
     for (const [input, loc] of cases) {
       const { body } = await evaluate(input);
@@ -108,16 +149,22 @@ describe('evaluateDataset', () => {
   });
 
   it('runs one evaluation run per model over the held-out rows; the comparison shows the means the answers give', async () => {
-    const { body } = await evaluate({ split: { heldOutFraction: 0.5 }, scorers: [EXACT, JUDGE], maxTokens: 4 });
+    const models = ['trellis-tiny', checkpointRef, promotedName];
+    const { body } = await evaluate({ models, split: { heldOutFraction: 0.5 }, scorers: [EXACT, JUDGE], maxTokens: 4 });
     expect(body.errors).toBeUndefined();
     const started = body.data.evaluateDataset;
     expect(started).toMatchObject({ datasetVersion, rowStart: 3, rowEnd: 6 });
-    expect(started.runs.map((run: { model: string }) => run.model)).toEqual(['trellis-tiny', 'trellis-tiny']);
+    expect(started.evaluationRef).toMatch(/^weave:\/\/\/trellis\/evals\/object\/tasks-evaluation:/);
+    expect(started.runs.map((run: { model: string }) => run.model)).toEqual(models);
     for (const run of started.runs) expect(await finished(run.id)).toMatchObject({ status: 'SUCCESS', exception: null, exampleCount: 3 });
 
     const compared = (await ok(platform, COMPARE, { runs: started.runs.map((run: { id: string }) => run.id) })).project.evaluationRunsComparison;
-    // The held-out rows are the last half: 4+4=, 5+5=, 6+6=, each prompted as its traced messages.
-    expect(compared.examples.map((example: { inputs: { expected: string } }) => example.inputs.expected)).toEqual(['8', '10', '12']);
+    // The held-out rows are the last half of the version, each prompted with its traced messages.
+    expect(compared.examples.map((example: { inputs: { expected: string } }) => example.inputs.expected)).toEqual(['cold', '4', 'KAMO']);
+    expect(compared.runs.map((run: { model: string }) => run.model)).toEqual(models);
+    const outputs = compared.runs.map((_: unknown, index: number) => compared.examples.map((example: any) => example.results[index].output));
+    // The promoted name serves the checkpoint that :latest names: the same answers at temperature 0 and one seed.
+    expect(outputs[2]).toEqual(outputs[1]);
     for (const [index, run] of compared.runs.entries()) {
       const answers = compared.examples.map((example: any) => example.results[index]);
       const exact = answers.map((result: any, row: number) => (String(result.output).trim() === compared.examples[row].inputs.expected ? 1 : 0));
@@ -126,7 +173,27 @@ describe('evaluateDataset', () => {
       const judged = answers.flatMap((result: any) => result.values.filter((value: { scorer: string }) => value.scorer === 'judge').map((value: { value: number }) => value.value));
       const judge = run.scores.find((score: { scorer: string }) => score.scorer === 'judge');
       if (judged.length > 0) expect(judge).toMatchObject({ count: judged.length, mean: judged.reduce((sum: number, value: number) => sum + value, 0) / judged.length });
-      for (const value of judged) expect(value === 0 || value === 1).toBe(true);
+      for (const value of judged) expect(value >= 0 && value <= 1).toBe(true);
     }
+    // The checkpoint is another model: it answers otherwise than trellis-tiny.
+    expect(outputs[1]).not.toEqual(outputs[0]);
   }, 180_000);
+
+  it('records a row the model cannot answer as a failed example; the run goes on and succeeds', async () => {
+    // Row 5's prompt is longer than trellis-tiny's context (512 tokens): the completion is refused.
+    const edited = await ok(platform, `mutation($input: DatasetRowEditInput!) { editDatasetRow(input: $input) { version } }`, {
+      input: { projectId: P, dataset: 'tasks', rowIndex: 5, values: { input: 'word '.repeat(400) } },
+    });
+    const { body } = await evaluate({ dataset: `tasks:${edited.editDatasetRow.version}`, split: { startRow: 4 }, scorers: [EXACT], maxTokens: 4 });
+    expect(body.errors).toBeUndefined();
+    const [first] = body.data.evaluateDataset.runs;
+    expect(await finished(first.id)).toMatchObject({ status: 'SUCCESS', exampleCount: 2, scores: [{ scorer: 'exact', count: 1 }] });
+    const compared = (await ok(platform, COMPARE, { runs: body.data.evaluateDataset.runs.map((run: { id: string }) => run.id) })).project.evaluationRunsComparison;
+    const failed = compared.examples[1].results[0];
+    expect(failed).toMatchObject({ output: null, values: [] });
+    const read = await traces(platform, '/call/read', { project_id: P, id: failed.callId });
+    expect(read.body.call.exception).toMatch(/^The model did not answer: /);
+    const run = await traces(platform, '/call/read', { project_id: P, id: first.id });
+    expect(run.body.call.output).toMatchObject({ examples: 2, failed_predictions: 1, failed_scores: 0 });
+  }, 120_000);
 });
