@@ -109,7 +109,7 @@ describe('dashboard: Monitors', () => {
     await harness.checkAccessibility('monitors');
     // The last click may have scrolled a narrow table sideways: the screenshot shows it from its first column.
     await table.evaluate((element) => element.closest('div')?.scrollTo({ left: 0 }));
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await harness.screenshot('monitors');
     expect(harness.problems.filter((problem) => problem.startsWith('page error'))).toEqual([]);
   }, 120_000);
