@@ -2,7 +2,6 @@ import type { Kysely, Transaction } from 'kysely';
 import type { TracingDatabase } from '../db/database.js';
 import { feedbackRowOf, PRIMARY_RATING } from '../feedback/feedback.service.js';
 import type { FeedbackRow } from '../feedback/feedback.store.js';
-import { feedbackStore } from '../feedback/feedback.store.js';
 import { callRef } from '../refs.js';
 import { compileCheck, type ScoreOutcome } from './built-in-checks.js';
 import { isSampled, matchesFilter } from './call-selection.js';
@@ -72,18 +71,10 @@ export async function scoreCalls(
  * was (monitor_results' primary key), so a call is scored once per monitor whatever runs twice.
  */
 export async function recordScores(trx: Transaction<TracingDatabase>, pairs: ScoredPair[]): Promise<ScoringCounts> {
-  const inserted = await monitorStore.insertResults(
+  return monitorStore.recordResults(
     trx,
-    pairs.map((pair) => pair.result),
+    pairs.map((pair) => ({ ...pair.result, feedback: pair.feedback })),
   );
-  const isNew = (pair: ScoredPair) => inserted.has(resultKey(pair.result.monitor_id, pair.result.call_id));
-  await feedbackStore.insertMany(
-    trx,
-    pairs.filter((pair) => pair.feedback && isNew(pair)).map((pair) => pair.feedback!),
-  );
-  const counts: ScoringCounts = { scored: 0, skipped: 0, failed: 0 };
-  for (const pair of pairs) if (isNew(pair)) counts[pair.result.outcome]++;
-  return counts;
 }
 
 type Tokens = { prompt_tokens: number | null; completion_tokens: number | null };

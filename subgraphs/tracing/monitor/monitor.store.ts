@@ -1,6 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { INFERENCE_COMPLETIONS_EVENT } from '../../../platform/events/contracts.js';
 import type { MonitorResultsTable, MonitorsTable, TracingDatabase } from '../db/database.js';
+import { toStorableJson } from '../../../platform/storable-input.js';
+import type { FeedbackRow } from '../feedback/feedback.store.js';
 import type { MonitoredCall } from './monitored-call.js';
 
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
@@ -22,6 +24,12 @@ export interface MonitorStatsRow {
 }
 
 const MONITORED_CALL_COLUMNS = ['project_id', 'id', 'op_name', 'parent_id', 'attributes', 'inputs', 'output', 'summary', 'exception'] as const;
+/** The columns of a score's feedback row, as feedbackRowOf builds it. */
+const FEEDBACK_COLUMNS = [
+  'project_id', 'id', 'weave_ref', 'feedback_type', 'payload', 'creator', 'runnable_ref', 'call_ref', 'trigger_ref', 'annotation_ref', 'wb_user_id',
+  'created_at', 'created_ms', 'scorer_id', 'monitor_id', 'span_type', 'scorer_tags', 'scorer_rating_names', 'scorer_rating_values', 'rating',
+  'span_agent_name', 'span_agent_version', 'span_status_code',
+] as const satisfies readonly (keyof FeedbackRow)[];
 
 export const monitorStore = {
   async insert(db: Db, row: NewMonitorRow): Promise<MonitorRow> {
@@ -112,18 +120,35 @@ export const monitorStore = {
   },
 
   /**
-   * Records results; resolves with the keys (`monitor_id/call_id`) of those that went in — a result already there (a
-   * redelivered event, another process, an earlier backfill) is left as it is, and its caller must not score again.
+   * Records results and, for the results that went in, their score feedback, in one statement whatever their number:
+   * the rows travel as one JSON parameter (a parameter per column and row passed PostgreSQL's 65,535 bind
+   * parameters at 2,850 scored calls, which a batch of events easily names). A result already there (a redelivered
+   * event, another process, an earlier backfill) is left as it is, and its feedback is not written. Resolves with
+   * how many results went in, by outcome.
    */
-  async insertResults(db: Db, rows: MonitorResultRow[]): Promise<Set<string>> {
-    if (rows.length === 0) return new Set();
-    const inserted = await db
-      .insertInto('monitor_results')
-      .values(rows)
-      .onConflict((conflict) => conflict.columns(['monitor_id', 'call_id']).doNothing())
-      .returning(['monitor_id', 'call_id'])
-      .execute();
-    return new Set(inserted.map((row) => resultKey(row.monitor_id, row.call_id)));
+  async recordResults(db: Db, rows: (MonitorResultRow & { feedback: FeedbackRow | null })[]): Promise<Record<MonitorResultRow['outcome'], number>> {
+    const counts = { scored: 0, skipped: 0, failed: 0 };
+    if (rows.length === 0) return counts;
+    const { rows: inserted } = await sql<{ outcome: MonitorResultRow['outcome']; n: number }>`
+      with pairs as materialized (
+        select * from jsonb_to_recordset(${toStorableJson(rows)}::jsonb) as p(
+          monitor_id uuid, call_id text, outcome text, score double precision, reason text, latency_ms double precision,
+          prompt_tokens integer, completion_tokens integer, feedback jsonb)
+      ), results as (
+        insert into tracing.monitor_results (monitor_id, call_id, outcome, score, reason, latency_ms, prompt_tokens, completion_tokens)
+        select monitor_id, call_id, outcome, score, reason, latency_ms, prompt_tokens, completion_tokens from pairs
+        on conflict (monitor_id, call_id) do nothing
+        returning monitor_id, call_id, outcome
+      ), scores as (
+        insert into tracing.feedback (${sql.raw(FEEDBACK_COLUMNS.join(', '))})
+        select ${sql.raw(FEEDBACK_COLUMNS.map((column) => `f.${column}`).join(', '))}
+        from results r join pairs p using (monitor_id, call_id)
+          cross join lateral jsonb_populate_record(null::tracing.feedback, p.feedback) as f
+        where p.feedback is not null
+      )
+      select outcome, count(*)::int as n from results group by outcome`.execute(db);
+    for (const row of inserted) counts[row.outcome] = row.n;
+    return counts;
   },
 
   /**
