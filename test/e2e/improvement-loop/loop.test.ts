@@ -9,9 +9,10 @@ import { startTestPlatform, type TestPlatform } from '../../support/platform.js'
  *   traced chat calls to the embedded model (`trellis-tiny`) through POST /inference/v1/chat/completions, each
  *   carrying its true answer in OpenAI's `metadata` (the traced call's `inputs.metadata.expected`)
  *   → a monitor (built-in EQUALS check of the answer against that field) scores them as they are recorded
- *   → the calls it scored 0 become a Weave Dataset whose `expected` column is the true answer (the mapping)
- *   → an SFT job from that dataset succeeds
- *   → on a held-out split (other words, never trained on) the new checkpoint beats the base model by a margin
+ *   → the calls it scored 0 become a Weave Dataset whose `expected` column is the true answer (the mapping):
+ *     v0 the calls to learn from, v1 appending held-out calls (other words)
+ *   → an SFT job from v0 succeeds
+ *   → evaluateDataset (run by the platform) on v1's held-out rows: the checkpoint beats the base model by a margin
  *   → the checkpoint is promoted to `production`
  *   → a call to `trellis/loop/letter-counter:production` is answered by the checkpoint, traced, and scored 1 by the
  *     same monitor that scored the base model's answer to the same question 0.
@@ -20,14 +21,17 @@ import { startTestPlatform, type TestPlatform } from '../../support/platform.js'
  * word spelled as a word ('How many letters are in "kamo"? Answer in words.' → "four"). The base model answers it
  * with noise (exact match 0), while it counts in digits right, so a few digit questions are traced too: the monitor
  * scores those 1 and they stay out of the dataset. Sizes (48 training words, 60 steps at 1e-2, 16 held-out words)
- * are the smallest that measured a robust gain off the platform (held-out exact match 0 → 0.56–0.71 over seeds and
- * sizes); everything is seeded, generation is greedy.
+ * are about the smallest that measured a robust gain with the model runtime alone (held-out exact match 0 → 0.56–0.71
+ * over trainer seeds and sizes; 40 to 96 training words and 60 to 140 steps all gave ≥ 0.56, while lr 2e-2 diverged);
+ * here the platform measures 0 → 0.625. Everything is seeded and generation greedy. The whole test took 33 s (file
+ * 49 s with imports) on the shared 2-core machine at load ~6, of it ~20 s training.
  */
 const ENTITY = 'trellis';
 const PROJECT = 'loop';
 const PROJECT_ID = `${ENTITY}/${PROJECT}`;
 const MONITOR = 'letters-correct';
 const MODEL = 'letter-counter';
+const DATASET = 'letter-count-failures';
 const PRODUCTION = `${PROJECT_ID}/${MODEL}:production`;
 const TRAINING_WORDS = 48;
 const HELD_OUT_WORDS = 16;
@@ -53,6 +57,7 @@ afterAll(async () => {
 describe('from traces to a better model', () => {
   it('scores traced calls, fine-tunes on the failures, shows a held-out gain, promotes, and serves and scores the next call', async () => {
     const started = Date.now();
+    const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
     const training = words(TRAINING_WORDS, 1);
     const heldOut = words(HELD_OUT_WORDS, 2, new Set(training));
 
@@ -100,10 +105,10 @@ describe('from traces to a better model', () => {
     // The base model cannot answer in words, but counts in digits.
     expect(questions.filter((q) => q.split !== 'digits').map((q) => scoreOf(q.prompt))).toEqual(questions.filter((q) => q.split !== 'digits').map(() => 0));
     expect(questions.filter((q) => q.split === 'digits').some((q) => scoreOf(q.prompt) === 1)).toBe(true);
-    console.log(`loop: ${questions.length} traced calls scored by the monitor, mean ${scored.meanScore!.toFixed(3)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`loop: ${questions.length} traced calls scored by the monitor, mean ${scored.meanScore!.toFixed(3)} (${seconds()} s)`);
 
-    // 4. The calls it scored 0 become datasets, with the true answer as `expected` (the call's metadata): the
-    //    training words' calls one dataset, the held-out words' calls another, never trained on.
+    // 4. The calls it scored 0 become a Weave Dataset, with the true answer as `expected` (the call's metadata):
+    //    v0 holds the training words' calls; v1 appends the held-out words' calls, which the fine-tune never sees.
     const failing = (split: string) => calls.filter((call) => scores.get(call.id) === 0 && call.inputs.metadata.split === split).map((call) => call.id);
     const columns = [
       { name: 'question', source: 'inputs.messages' },
@@ -111,10 +116,10 @@ describe('from traces to a better model', () => {
       { name: 'score', source: `feedback.${MONITOR}` },
       { name: 'expected', source: 'inputs.metadata.expected' },
     ];
-    const trainSet = await fromCalls('letter-count-failures', failing('train'), columns);
-    expect(trainSet.rowCount).toBe(TRAINING_WORDS);
-    const heldOutSet = await fromCalls('letter-count-held-out', failing('held-out'), columns);
-    expect(heldOutSet.rowCount).toBe(HELD_OUT_WORDS);
+    const trainSet = await fromCalls({ callIds: failing('train'), columns });
+    expect(trainSet).toMatchObject({ version: 'v0', rowCount: TRAINING_WORDS });
+    const withHeldOut = await fromCalls({ callIds: failing('held-out'), columns, append: true });
+    expect(withHeldOut).toMatchObject({ version: 'v1', rowCount: TRAINING_WORDS + HELD_OUT_WORDS });
 
     // 5. Fine-tune trellis-tiny on the training dataset (exported as chat JSONL by the same mutation).
     const model = await rest('POST', '/training/v1/preview/models', { project: PROJECT, name: MODEL, base_model: 'trellis-tiny' });
@@ -124,7 +129,7 @@ describe('from traces to a better model', () => {
       {
         input: {
           modelId: model.body.id,
-          dataset: { project: PROJECT, dataset: 'letter-count-failures', version: trainSet.version, promptColumn: 'question', completionColumn: 'expected' },
+          dataset: { project: PROJECT, dataset: DATASET, version: trainSet.version, promptColumn: 'question', completionColumn: 'expected' },
           config: { batchSize: 8, learningRate: 0.01, extra: { steps: 60, seed: 1 } },
         },
       },
@@ -137,26 +142,52 @@ describe('from traces to a better model', () => {
     const checkpoints = await rest('GET', `/training/v1/preview/models/${model.body.id}/checkpoints`);
     const step = checkpoints.body.data.at(-1).step as number;
     const checkpoint = `wandb-artifact:///${PROJECT_ID}/${MODEL}:step${step}`;
-    console.log(`loop: SFT job SUCCEEDED, checkpoint step ${step} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`loop: SFT job SUCCEEDED, checkpoint step ${step} (${seconds()} s)`);
 
-    // 6. Held-out evaluation, base model against the checkpoint.
-    // The platform-run evaluation mutation was not available yet: the comparison is computed here, by asking both
-    // models through the API (training chat, which serves catalog models and checkpoints alike, untraced) and scoring
-    // exact match against the dataset's `expected` column.
-    const heldOutRows = await datasetRows('letter-count-held-out', heldOutSet.version);
-    const exactMatch = async (name: string) => {
-      let correct = 0;
-      for (const row of heldOutRows) {
-        const answer = await rest('POST', '/training/v1/chat/completions', { model: name, messages: row.question, ...ASK });
-        expect(answer.status).toBe(200);
-        if ((answer.body.choices[0].message.content as string).trim() === row.expected) correct++;
-      }
-      return correct / heldOutRows.length;
-    };
-    const baseScore = await exactMatch('trellis-tiny');
-    const tunedScore = await exactMatch(checkpoint);
-    console.log(`loop: held-out exact match (${heldOutRows.length} words): trellis-tiny ${baseScore.toFixed(3)} → ${MODEL}:step${step} ${tunedScore.toFixed(3)}`);
-    expect(tunedScore - baseScore).toBeGreaterThanOrEqual(REQUIRED_GAIN);
+    // 6. The platform evaluates base model and checkpoint on the held-out split (the rows v1 added) with the
+    //    monitor's check — the answer equals the row's `expected` — and the comparison shows the gain.
+    const evaluation = await graphql<{ evaluateDataset: { rowStart: number; rowEnd: number; runs: { id: string; model: string }[] } }>(
+      `mutation($input: DatasetEvaluationInput!) {
+        evaluateDataset(entity: "${ENTITY}", project: "${PROJECT}", input: $input) { rowStart rowEnd runs { id model } }
+      }`,
+      {
+        input: {
+          dataset: `${DATASET}:${withHeldOut.version}`,
+          split: { startRow: trainSet.rowCount },
+          models: ['trellis-tiny', checkpoint],
+          scorers: [{ name: 'exact', scorer: { kind: 'EQUALS' } }],
+          promptColumn: 'question',
+          expectedColumn: 'expected',
+          maxTokens: ASK.max_tokens,
+          seed: ASK.seed,
+        },
+      },
+    );
+    expect(evaluation.evaluateDataset).toMatchObject({ rowStart: TRAINING_WORDS, rowEnd: TRAINING_WORDS + HELD_OUT_WORDS });
+    const runIds = evaluation.evaluateDataset.runs.map((run) => run.id);
+    await eventually(async () => {
+      const summaries = await Promise.all(runIds.map(evaluationRun));
+      return summaries.every((run) => run.status !== 'RUNNING') ? summaries : undefined;
+    }, 60_000);
+    const comparison = await graphql(
+      `query($runs: [String!]!) { project(entity: "${ENTITY}", name: "${PROJECT}") { evaluationRunsComparison(runs: $runs) {
+        runs { id model status exampleCount scores { scorer metric mean count } }
+        examples { inputs results { output } }
+      } } }`,
+      { runs: runIds },
+    );
+    const [baseRun, tunedRun] = comparison.project.evaluationRunsComparison.runs as EvaluationRun[];
+    expect(baseRun).toMatchObject({ model: 'trellis-tiny', status: 'SUCCESS', exampleCount: HELD_OUT_WORDS });
+    expect(tunedRun).toMatchObject({ model: checkpoint, status: 'SUCCESS', exampleCount: HELD_OUT_WORDS });
+    // Its examples are the dataset's held-out rows: the base model's traced answer, scored 0 by the monitor, and
+    // the true answer from the call's metadata as `expected`.
+    const examples = comparison.project.evaluationRunsComparison.examples as { inputs: Record<string, unknown>; results: { output: string }[] }[];
+    expect(examples.map((example) => example.inputs.expected)).toEqual(heldOut.map((word) => inWords(word).expected));
+    for (const example of examples) expect(example.inputs).toMatchObject({ score: 0, answer: expect.not.stringMatching(`^${example.inputs.expected}$`) });
+    const exact = (run: EvaluationRun) => run.scores.find((score) => score.scorer === 'exact')!;
+    expect([exact(baseRun!).count, exact(tunedRun!).count]).toEqual([HELD_OUT_WORDS, HELD_OUT_WORDS]);
+    console.log(`loop: held-out exact match (${HELD_OUT_WORDS} words, evaluateDataset): trellis-tiny ${exact(baseRun!).mean.toFixed(3)} → ${MODEL}:step${step} ${exact(tunedRun!).mean.toFixed(3)} (${seconds()} s)`);
+    expect(exact(tunedRun!).mean - exact(baseRun!).mean).toBeGreaterThanOrEqual(REQUIRED_GAIN);
 
     // 7. Promote the checkpoint; clients calling `<model>:production` now get it, with no change on their side.
     const promoted = await graphql<{ promoteTrainingCheckpoint: { aliases: string[] } }>(
@@ -188,7 +219,7 @@ describe('from traces to a better model', () => {
     }, 30_000);
     expect(rescored.call.output.message.content).toBe(served.choices[0]!.message.content);
     expect(rescored.score).toBe(1);
-    console.log(`loop: ${PRODUCTION} answered "${served.choices[0]!.message.content}" (base model: "${byPrompt.get(retried.prompt)!.output.message.content}"), scored 1; whole loop ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`loop: ${PRODUCTION} answered "${served.choices[0]!.message.content}" (base model: "${byPrompt.get(retried.prompt)!.output.message.content}"), scored 1; whole loop ${seconds()} s`);
   }, 240_000);
 });
 
@@ -292,19 +323,22 @@ async function tracedCalls(): Promise<TracedCall[]> {
 
 const promptOf = (call: TracedCall) => call.inputs.messages.at(-1)!.content;
 
-async function fromCalls(dataset: string, callIds: string[], columns: { name: string; source: string }[]): Promise<{ version: string; rowCount: number }> {
+async function fromCalls(input: { callIds: string[]; columns: { name: string; source: string }[]; append?: boolean }): Promise<{ version: string; rowCount: number }> {
   const data = await graphql(`mutation($input: DatasetFromCallsInput!) { createDatasetFromCalls(input: $input) { version rowCount } }`, {
-    input: { projectId: PROJECT_ID, dataset, callIds, columns },
+    input: { projectId: PROJECT_ID, dataset: DATASET, ...input },
   });
   return data.createDatasetFromCalls;
 }
 
-/** A Weave Dataset version's rows, as the Weave SDKs read them: the object, then its table. */
-async function datasetRows(dataset: string, version: string): Promise<{ question: { role: 'user'; content: string }[]; expected: string }[]> {
-  const object = await rest('POST', '/traces/obj/read', { project_id: PROJECT_ID, object_id: dataset, digest: version });
-  expect(object.status).toBe(200);
-  const digest = (object.body.obj.val.rows as string).split('/').at(-1)!;
-  const table = await rest('POST', '/traces/table/query', { project_id: PROJECT_ID, digest });
-  expect(table.status).toBe(200);
-  return table.body.rows.map((row: { val: unknown }) => row.val);
+interface EvaluationRun {
+  id: string;
+  model: string;
+  status: string;
+  exampleCount: number;
+  scores: { scorer: string; metric: string; mean: number; count: number }[];
+}
+
+async function evaluationRun(id: string): Promise<{ status: string; exception: string | null }> {
+  const data = await graphql(`query($id: String!) { project(entity: "${ENTITY}", name: "${PROJECT}") { evaluationRunSummary(id: $id) { status exception } } }`, { id });
+  return data.project.evaluationRunSummary;
 }
