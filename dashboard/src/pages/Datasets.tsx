@@ -8,6 +8,7 @@ import { asText } from './evaluations/scores';
 import { ObjectsPage, type ObjectDetailProps } from './weave-objects/ObjectsPage';
 import { VersionList, type ObjectVersion } from './weave-objects/VersionList';
 import { EditRow } from './datasets/EditRow';
+import { Evaluate } from './datasets/Evaluate';
 import { FineTune } from './datasets/FineTune';
 
 /** Weave's dataset class (the SDKs publish `weave.Dataset` with `_class_name: "Dataset"`). */
@@ -80,6 +81,7 @@ function DatasetDetail({ entity, project, name, version, onVersion }: ObjectDeta
                 }}
               />
               <FineTune key={`fine-tune-${shown.digest}`} entity={entity} project={project} dataset={name} version={shown.versionIndex} />
+              <Evaluate key={`evaluate-${shown.digest}`} entity={entity} project={project} dataset={name} version={shown.versionIndex} />
             </>
           );
         }}
