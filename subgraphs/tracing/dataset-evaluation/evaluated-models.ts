@@ -28,6 +28,7 @@ const CATALOG_MODEL = `query EvaluatedCatalogModel($id: String!) { inferenceMode
 const CHECKPOINT = `query EvaluatedCheckpoint($entity: String!, $project: String!, $collection: String!, $version: String) {
   artifactVersionByName(entity: $entity, project: $project, collection: $collection, version: $version) { id type }
 }`;
+const CALLER_TEAMS = `query EvaluationCallerTeams { viewer { isAdmin teams { team } } }`;
 const INFERENCE_COMPLETION = `mutation EvaluatedInferenceCompletion($request: ChatCompletionRequestInput!) {
   answer: createChatCompletion(request: $request) { choices { message { content } } usage { promptTokens completionTokens } }
 }`;
@@ -78,6 +79,15 @@ export class EvaluatedModels {
       promptTokens: answer.usage?.promptTokens ?? 0,
       completionTokens: answer.usage?.completionTokens ?? 0,
     };
+  }
+
+  /**
+   * Whether the caller may still write to the entity's projects, read now from identity (their memberships as they
+   * are, not as their request's principal had them): a run acts for its caller only while they are a member.
+   */
+  async callerStillMember(entity: string, caller: GraphCaller): Promise<boolean> {
+    const { viewer } = await this.graph.execute<{ viewer: { isAdmin: boolean; teams: { team: string }[] } | null }>(CALLER_TEAMS, {}, caller);
+    return !!viewer && (viewer.isAdmin || viewer.teams.some((membership) => membership.team === entity));
   }
 
   private async whyUnusable(model: string, caller: GraphCaller): Promise<string | null> {

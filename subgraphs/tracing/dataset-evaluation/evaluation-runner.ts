@@ -14,6 +14,10 @@ import type { CompletionSettings, EvaluatedModels, ModelAnswer } from './evaluat
 import type { EvaluationExample } from './evaluation-rows.js';
 import { scoreAnswer } from './evaluation-scoring.js';
 
+export function callerLeftReason(caller: GraphCaller, entity: string): string {
+  return `Stopped: ${caller.principal.username}, who started this evaluation, is no longer a member of ${entity}; its models are asked only on a member's behalf`;
+}
+
 /** A scorer as a run records it: its name, its published object ref (the scores' `scorer`) and its definition. */
 export interface PublishedScorer {
   name: string;
@@ -55,6 +59,8 @@ export const ABANDONED_REASON = 'Interrupted: the platform process running this 
 const TRANSIENT_ATTEMPTS = 3;
 
 class Interrupted extends Error {}
+/** The caller who started the run is no longer a member of the project's team: the run stops acting for them. */
+class CallerLeft extends Error {}
 
 /**
  * Runs the evaluation runs of evaluateDataset in the background, one row after another per run (the runs of one
@@ -138,14 +144,19 @@ export class EvaluationRunner implements BackgroundWorker {
     const counts = { examples: 0, failed_predictions: 0, failed_scores: 0, prompt_tokens: 0, completion_tokens: 0 };
     const summaryOf = () => ({ dataset: plan.datasetRef, rows: plan.rows, model: run.model, ...counts });
     try {
+      const entity = plan.projectId.split('/')[0]!;
       for (const example of plan.examples) {
         if (caller.signal?.aborted || this.stopping) throw new Interrupted();
+        // Rights are re-checked before every row (not only when the evaluation started): the models and judges are
+        // asked as the caller, and a caller removed from the team meanwhile must not go on being acted for.
+        if (!(await this.models.callerStillMember(entity, caller))) throw new CallerLeft(callerLeftReason(caller, entity));
         await this.example(plan, run, example, caller, writer, counts);
       }
       await datasetEvaluationStore.finishRun(this.db, key, summaryOf(), null);
     } catch (error) {
-      const reason = error instanceof Interrupted || caller.signal?.aborted ? STOPPED_REASON : `The evaluation failed: ${(error as Error).message}`;
-      if (!(error instanceof Interrupted)) this.logger.warn({ err: error, runId: run.runId }, 'evaluation run failed');
+      const reason =
+        error instanceof CallerLeft ? error.message : error instanceof Interrupted || caller.signal?.aborted ? STOPPED_REASON : `The evaluation failed: ${(error as Error).message}`;
+      if (!(error instanceof Interrupted) && !(error instanceof CallerLeft)) this.logger.warn({ err: error, runId: run.runId }, 'evaluation run failed');
       await datasetEvaluationStore.finishRun(this.db, key, summaryOf(), reason).catch((finishError) => this.logger.error({ err: finishError, runId: run.runId }, 'could not finish an evaluation run'));
     } finally {
       await datasetEvaluationStore.release(this.db, key).catch(() => undefined);

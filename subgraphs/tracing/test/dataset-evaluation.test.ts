@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
 import { eventually, ok } from '../../automations/test/helpers.js';
+import { callerLeftReason } from '../dataset-evaluation/evaluation-runner.js';
 import { traces } from './helpers.js';
 
 /**
@@ -111,8 +112,8 @@ afterAll(async () => {
   await platform?.close();
 });
 
-async function evaluate(input: Record<string, unknown>) {
-  return platform.graphql(EVALUATE, { entity: ENTITY, project: PROJECT, input: { dataset: `tasks:${datasetVersion}`, models: ['trellis-tiny', 'trellis-tiny'], scorers: [EXACT], ...input } });
+async function evaluate(input: Record<string, unknown>, key?: string) {
+  return platform.graphql(EVALUATE, { entity: ENTITY, project: PROJECT, input: { dataset: `tasks:${datasetVersion}`, models: ['trellis-tiny', 'trellis-tiny'], scorers: [EXACT], ...input } }, key);
 }
 
 async function finished(id: string) {
@@ -195,5 +196,38 @@ describe('evaluateDataset', () => {
     expect(read.body.call.exception).toMatch(/^The model did not answer: /);
     const run = await traces(platform, '/call/read', { project_id: P, id: first.id });
     expect(run.body.call.output).toMatchObject({ examples: 2, failed_predictions: 1, failed_scores: 0 });
+  }, 120_000);
+
+  it('refuses a caller outside the team, and stops a run once its caller has left the team', async () => {
+    const before = (await ok(platform, COUNT)).project.evaluationRunCount;
+    const outsider = await platform.createUser('evaluation-outsider');
+    const refused = await evaluate({}, outsider.key);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await ok(platform, COUNT)).project.evaluationRunCount).toBe(before);
+
+    // A dataset whose rows make long answers, so the run is still going when its caller leaves.
+    const now = new Date().toISOString();
+    const ids = Array.from({ length: 40 }, (_, index) => `count-${index}`);
+    const batch = ids.flatMap((id, index) => [
+      { mode: 'start', req: { start: { project_id: P, id, op_name: 'count', started_at: now, attributes: {}, inputs: { question: `Count from ${index} to ${index + 40}.` } } } },
+      { mode: 'end', req: { end: { project_id: P, id, ended_at: now, output: '', summary: {} } } },
+    ]);
+    expect((await traces(platform, '/call/upsert_batch', { batch })).status).toBe(200);
+    await ok(platform, `mutation($input: DatasetFromCallsInput!) { createDatasetFromCalls(input: $input) { version } }`, {
+      input: { projectId: P, dataset: 'counts', callIds: ids, columns: [{ name: 'question', source: 'inputs.question' }, { name: 'expected', source: 'output' }] },
+    });
+    const member = await platform.createUser('evaluation-member', { [ENTITY]: 'MEMBER' });
+    const started = await evaluate({ dataset: 'counts', promptColumn: 'question', maxTokens: 128 }, member.key);
+    expect(started.body.errors).toBeUndefined();
+    const [run] = started.body.data.evaluateDataset.runs;
+    await eventually(async () => {
+      const read = (await ok(platform, SUMMARY, { id: run.id })).project.evaluationRunSummary;
+      expect(read.status).toBe('RUNNING');
+      return read.exampleCount >= 1 ? true : undefined;
+    }, 60_000);
+    await ok(platform, `mutation { removeTeamMember(username: "evaluation-member", team: "${ENTITY}") }`);
+    const ended = await finished(run.id);
+    expect(ended).toMatchObject({ status: 'ERROR', exception: callerLeftReason({ principal: { username: 'evaluation-member' } } as never, ENTITY) });
+    expect(ended.exampleCount).toBeLessThan(ids.length);
   }, 120_000);
 });
