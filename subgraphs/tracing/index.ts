@@ -59,6 +59,7 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
     const judge = graph ? new GraphJudge(graph) : undefined;
     const objects = new ObjectService(db);
     const scores = new ScoreService(db, calls, feedback);
+    const datasets = new DatasetService(db, objects, calls);
     // Evaluated models are asked through the graph as the caller (inference and training apply their own rules).
     const evaluatedModels = new EvaluatedModels(graph ?? new UnavailableGraph());
     const tracingConfig = loadTracingConfig(config);
@@ -70,7 +71,8 @@ export const tracingSubgraph = defineSubgraph<TracingServices>({
       feedback,
       objects,
       scores,
-      datasetEvaluations: new DatasetEvaluationService(new DatasetService(db, objects), objects, scores, evaluatedModels, evaluationRunner),
+      datasets,
+      datasetEvaluations: new DatasetEvaluationService(datasets, objects, scores, evaluatedModels, evaluationRunner),
       evaluationRunner,
       evaluations: new EvaluationService(db),
       tokenUsage: new TokenUsageService(db),

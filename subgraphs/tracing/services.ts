@@ -4,6 +4,7 @@ import type { NotificationListener, PlatformEventStream } from '../../platform/e
 import type { CallService } from './call/call.service.js';
 import type { TracingDatabase } from './db/database.js';
 import type { DatasetEvaluationService } from './dataset-evaluation/dataset-evaluation.service.js';
+import type { DatasetService } from './dataset/dataset.service.js';
 import type { EvaluationRunner } from './dataset-evaluation/evaluation-runner.js';
 import type { EvaluationService } from './evaluation/evaluation.service.js';
 import type { FeedbackService } from './feedback/feedback.service.js';
@@ -24,6 +25,8 @@ export interface TracingServices {
   /** Evaluation runs as dashboards read them (SDK and evaluation API), with summaries and comparisons. */
   evaluations: EvaluationService;
   /** Evaluations of dataset versions against several models, run by the platform (evaluateDataset). */
+  /** Datasets built from traces (Weave Dataset objects). */
+  datasets: DatasetService;
   datasetEvaluations: DatasetEvaluationService;
   /** Runs them in the background; finishes abandoned runs (a worker). */
   evaluationRunner: EvaluationRunner;

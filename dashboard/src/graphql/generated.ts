@@ -306,7 +306,7 @@ export type DatasetEvaluationInput = {
   systemPrompt?: string | null | undefined;
 };
 
-/** Calls to turn into a new version of a Weave Dataset: by ids or by the traces list's search (one of the two), with a column mapping */
+/** Calls to turn into a new version of a Weave Dataset: by ids, or every call the traces list's search, filter and query select (not both), with a column mapping */
 export type DatasetFromCallsInput = {
   /** Add the rows after the latest version's rows (true) or make a version of these rows only (false, the default) */
   append?: boolean | null | undefined;
@@ -318,10 +318,14 @@ export type DatasetFromCallsInput = {
   dataset: string;
   /** What the dataset holds (kept on the new version) */
   description?: string | null | undefined;
-  /** With search: at most this many calls, oldest first (default and maximum 10000) */
+  /** Weave's calls filter (op names, trace roots only, …), as the traces list sends it */
+  filter?: CallFilter | null | undefined;
+  /** With search, filter or query: at most this many calls, oldest first (default and maximum 10000) */
   limit?: number | null | undefined;
   /** The project, as `<entity>/<project>` */
   projectId: string;
+  /** Weave's query in its wire form, `{"$expr": …}`, as POST /traces/calls/query takes it (the traces list's op and status boxes send one) */
+  query?: Record<string, unknown> | null | undefined;
   /** Full-text words, a start window, attribute values and feedback the calls must have; every given field must hold */
   search?: CallSearch | null | undefined;
 };

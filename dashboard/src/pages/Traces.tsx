@@ -14,7 +14,7 @@ import { AddToDataset } from './traces/AddToDataset';
 import { selectColumn, SelectPage, useCallSelection } from './traces/call-selection';
 import { ColumnChooser, tracesColumns, useHiddenColumns, type TraceRow } from './traces/traces-columns';
 import { TracesFilters } from './traces/TracesFilters';
-import { isFiltered, readParams, toExportBody, toQuery, toSearch, toUrlParams, type ExportFormat, type TracesParams } from './traces/traces-params';
+import { isFiltered, readParams, toDatasetSelection, toExportBody, toQuery, toSearch, toUrlParams, type ExportFormat, type TracesParams } from './traces/traces-params';
 import './Traces.css';
 
 /** The header counts this many matching calls at most: past it, "more than 10,000" (exact counts read every match). */
@@ -68,6 +68,7 @@ export default function Traces() {
   const chartCalls = useDeferredValue(pageCalls);
   const selection = useCallSelection(project);
   const [addingToDataset, setAddingToDataset] = useState(false);
+  const datasetSelection = toDatasetSelection(params);
   const shown = useMemo(() => [selectColumn(selection), ...columns.filter((column) => !hidden.has(column.key))], [columns, hidden, selection]);
 
   return (
@@ -96,17 +97,24 @@ export default function Traces() {
               <div className="traces-toolbar">
                 <p className="table-meta" aria-live="polite">
                   {result.data.project.matching > COUNT_AT_MOST ? `More than ${formatNumber(COUNT_AT_MOST)}` : formatNumber(result.data.project.matching)}{' '}
-                  {params.rootsOnly ? 'traces' : 'calls'} match
+                  {result.data.project.matching === 1 ? (params.rootsOnly ? 'trace matches' : 'call matches') : params.rootsOnly ? 'traces match' : 'calls match'}
                   {result.fetching ? <span className="muted"> · refreshing…</span> : null}
                 </p>
                 <SelectPage selection={selection} pageIds={pageCalls.map((call) => call.id)} />
-                <button type="button" className="button" disabled={selection.ids.length === 0} aria-expanded={addingToDataset} onClick={() => setAddingToDataset((open) => !open)}>
+                <button type="button" className="button" disabled={selection.ids.length === 0 && !datasetSelection} aria-expanded={addingToDataset} onClick={() => setAddingToDataset((open) => !open)}>
                   Add to dataset{selection.ids.length ? ` (${selection.ids.length})` : ''}
                 </button>
                 <ColumnChooser columns={columns} hidden={hidden} onToggle={toggleColumn} />
                 <ExportButtons params={params} />
               </div>
-              {addingToDataset && selection.ids.length > 0 ? <AddToDataset projectId={project} callIds={selection.ids} onClose={() => setAddingToDataset(false)} /> : null}
+              {addingToDataset && (selection.ids.length > 0 || datasetSelection) ? (
+                <AddToDataset
+                  projectId={project}
+                  callIds={selection.ids}
+                  matching={datasetSelection ? { count: result.data.project.matching, countAtMost: COUNT_AT_MOST, selection: datasetSelection } : null}
+                  onClose={() => setAddingToDataset(false)}
+                />
+              ) : null}
               <div className="traces-table">
                 <DataTable
                   caption={`Calls of ${project}`}

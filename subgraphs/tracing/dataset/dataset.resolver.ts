@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import type { TracingServices } from '../services.js';
 import { writerOf } from '../writer.js';
 import { AT_INPUT, DatasetFromCallsInput, DatasetRowEditInput } from './dataset.inputs.js';
-import { DatasetService } from './dataset.service.js';
+import type { DatasetService } from './dataset.service.js';
 import { TraceDatasetVersion } from './dataset.type.js';
 
 @Resolver()
@@ -11,12 +11,12 @@ export class DatasetResolver {
   private readonly datasets: DatasetService;
 
   constructor(services: TracingServices) {
-    this.datasets = new DatasetService(services.db, services.objects);
+    this.datasets = services.datasets;
   }
 
   @Mutation(() => TraceDatasetVersion, {
     description:
-      "Turns calls (by ids, or the traces list's search) into a new version of a Weave Dataset — or appends them to its latest version — with a column per call field (inputs, output, a path into them, attributes, a scorer's latest score). Stored as the Weave SDKs publish datasets. Team members of the project",
+      "Turns calls (by ids, or every call the traces list's search, filter and query select) into a new version of a Weave Dataset — or appends them to its latest version — with a column per call field (inputs, output, a path into them, attributes, a scorer's latest score). Stored as the Weave SDKs publish datasets. Team members of the project",
   })
   async createDatasetFromCalls(
     @Arg('input', () => DatasetFromCallsInput.argType(), { description: 'The calls, the dataset and the column mapping' }) input: unknown,

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { INT4_MAX } from '../../../platform/validation.js';
 import { CallSearchSchema } from '../call/call-search.schemas.js';
+import { CallsFilterSchema } from '../call/call.schemas.js';
 import { FreeObject, OptionalNullable, ProjectId } from '../schema-helpers.js';
 
 /** Most calls one request turns into rows (a dataset of a few thousand examples is what fine-tuning and evaluation take). */
@@ -43,15 +44,28 @@ export const DatasetFromCallsSchema = Type.Object(
     ),
     call_ids: OptionalNullable(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: MAX_DATASET_CALLS, description: 'The calls, by id, in this order' })),
     search: OptionalNullable(CallSearchSchema),
+    filter: OptionalNullable({ ...CallsFilterSchema, description: "Weave's calls filter (op names, trace roots only, …), as the traces list sends it" }),
+    // Wire form: the typed GraphQL query (TraceQueryInput) is a class of its own that typed inputs cannot embed.
+    query: OptionalNullable(
+      FreeObject({
+        description:
+          'Weave\'s query in its wire form, `{"$expr": …}`, as POST /traces/calls/query takes it (the traces list\'s op and status boxes send one)',
+      }),
+    ),
     limit: OptionalNullable(
-      Type.Integer({ minimum: 1, maximum: MAX_DATASET_CALLS, description: `With search: at most this many calls, oldest first (default and maximum ${MAX_DATASET_CALLS})` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_DATASET_CALLS,
+        description: `With search, filter or query: at most this many calls, oldest first (default and maximum ${MAX_DATASET_CALLS})`,
+      }),
     ),
     columns: Type.Array(DatasetColumn, { minItems: 1, maxItems: 50, description: 'The columns of each row, in order' }),
   },
   {
     additionalProperties: false,
     graphqlName: 'DatasetFromCallsInput',
-    description: 'Calls to turn into a new version of a Weave Dataset: by ids or by the traces list\'s search (one of the two), with a column mapping',
+    description:
+      "Calls to turn into a new version of a Weave Dataset: by ids, or every call the traces list's search, filter and query select (not both), with a column mapping",
   },
 );
 export type DatasetFromCalls = Static<typeof DatasetFromCallsSchema>;

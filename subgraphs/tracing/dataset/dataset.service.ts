@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { NotFoundError, ValidationFailedError } from '../../../platform/errors.js';
 import { validateOrThrow } from '../../../platform/validation.js';
-import type { Writer } from '../call/call.service.js';
-import { compileCallSearch } from '../call/call-search.js';
+import type { CallService, Writer } from '../call/call.service.js';
+import { CallFilterInput } from '../call/call.inputs.js';
+import type { CallsFilterInput } from '../call/call.store.js';
 import type { TracingDatabase } from '../db/database.js';
 import { objectStore } from '../object/object.store.js';
 import type { ObjectService } from '../object/object.service.js';
@@ -32,6 +33,7 @@ export class DatasetService {
   constructor(
     private readonly db: Kysely<TracingDatabase>,
     private readonly objects: ObjectService,
+    private readonly calls: CallService,
   ) {}
 
   async fromCalls(writer: Writer, body: unknown): Promise<DatasetVersion> {
@@ -70,23 +72,39 @@ export class DatasetService {
     return { objectId: name, digest: found.digest, version: `v${found.version_index}`, ref, rowCount: rows.length, rows };
   }
 
+  /**
+   * The calls by ids, or every call the traces list's search, filter and query select — read as the list reads them
+   * (CallService.search: one validation, one compilation of the three), oldest first, at most `limit`.
+   */
   private async selectCalls(input: DatasetFromCalls): Promise<CallFields[]> {
     const hasIds = input.call_ids != null;
-    const hasSearch = input.search != null;
-    if (hasIds === hasSearch) {
-      throw new ValidationFailedError([{ loc: ['body', hasIds ? 'search' : 'call_ids'], msg: 'Give either call_ids or search, not both and not neither', type: 'value_error' }]);
+    const selectors = (['search', 'filter', 'query'] as const).filter((key) => input[key] != null);
+    if (hasIds === selectors.length > 0) {
+      throw new ValidationFailedError([
+        { loc: ['body', hasIds ? selectors[0]! : 'call_ids'], msg: 'Give either call_ids or a search, filter or query, not both and not neither', type: 'value_error' },
+      ]);
     }
-    if (input.call_ids) {
-      const found = new Map((await datasetStore.callsByIds(this.db, input.project_id, input.call_ids)).map((call) => [call.id, call]));
-      const missing = input.call_ids.findIndex((id) => !found.has(id));
-      if (missing >= 0) throw new ValidationFailedError([{ loc: ['body', 'call_ids', missing], msg: `No call ${input.call_ids[missing]} in ${input.project_id}`, type: 'value_error' }]);
-      return input.call_ids.map((id) => found.get(id)!);
+    if (input.call_ids) return this.callsByIds(input.project_id, input.call_ids, ['body', 'call_ids']);
+    // Empty selectors would take every call of the project: that has to be asked for with a condition.
+    if (!selectors.some((key) => Object.values(input[key] as object).some((value) => value !== null && value !== undefined))) {
+      throw new ValidationFailedError([{ loc: ['body', selectors[0]!], msg: 'The search selects nothing: give at least one condition', type: 'value_error' }]);
     }
-    const compiled = compileCallSearch(input.search);
-    if (!compiled) throw new ValidationFailedError([{ loc: ['body', 'search'], msg: 'The search selects nothing: give at least one condition', type: 'value_error' }]);
-    const calls = await datasetStore.callsMatching(this.db, input.project_id, compiled.condition, input.limit ?? MAX_DATASET_CALLS);
-    if (calls.length === 0) throw new ValidationFailedError([{ loc: ['body', 'search'], msg: 'No call matches the search', type: 'value_error' }]);
-    return calls;
+    const selected = await this.calls.search(
+      input.project_id,
+      // The list's form of the filter (CallsFilterInput); search and query are read in wire form.
+      { search: input.search, filter: input.filter ? (CallFilterInput.fromWire(input.filter) as CallsFilterInput) : null, query: input.query, columns: ['id'] },
+      input.limit ?? MAX_DATASET_CALLS,
+      0,
+    );
+    if (selected.length === 0) throw new ValidationFailedError([{ loc: ['body', selectors[0]!], msg: 'No call matches the search', type: 'value_error' }]);
+    return this.callsByIds(input.project_id, selected.map((call) => call.id), ['body', selectors[0]!]);
+  }
+
+  private async callsByIds(projectId: string, ids: readonly string[], at: (string | number)[]): Promise<CallFields[]> {
+    const found = new Map((await datasetStore.callsByIds(this.db, projectId, ids)).map((call) => [call.id, call]));
+    const missing = ids.findIndex((id) => !found.has(id));
+    if (missing >= 0) throw new ValidationFailedError([{ loc: [...at, missing], msg: `No call ${ids[missing]} in ${projectId}`, type: 'value_error' }]);
+    return ids.map((id) => found.get(id)!);
   }
 
   private async latest(projectId: string, name: string) {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { TracingDatabase } from '../db/database.js';
 
 /** What a dataset row can be read from. */
@@ -16,19 +16,6 @@ export const datasetStore = {
   /** The project's calls with these ids (in no particular order; missing ids are left out). */
   async callsByIds(db: Kysely<TracingDatabase>, projectId: string, ids: readonly string[]): Promise<CallFields[]> {
     return db.selectFrom('calls').select(['id', 'inputs', 'output', 'attributes']).where('project_id', '=', projectId).where('id', 'in', [...ids]).execute();
-  },
-
-  /** The project's calls that match a compiled CallSearch, oldest first (the order a dataset grows in). */
-  async callsMatching(db: Kysely<TracingDatabase>, projectId: string, condition: RawBuilder<SqlBool>, limit: number): Promise<CallFields[]> {
-    return db
-      .selectFrom('calls')
-      .select(['id', 'inputs', 'output', 'attributes'])
-      .where('project_id', '=', projectId)
-      .where(condition)
-      .orderBy('started_at', 'asc')
-      .orderBy('id', 'asc')
-      .limit(limit)
-      .execute();
   },
 
   /** Each call's latest score of each scorer named (feedback `wandb.runnable.<scorer>`'s output), by call id and scorer. */

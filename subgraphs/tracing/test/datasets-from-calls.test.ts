@@ -58,6 +58,52 @@ async function versions(): Promise<number> {
 }
 
 describe('datasets from traces', () => {
+  it("takes every call the traces list's filter, query and search select (roots only, a status, an op), oldest first", async () => {
+    const Q = 'trellis/dsets-all';
+    const at = (second: number) => `2026-03-02T00:00:0${second}.000Z`;
+    const call = (id: string, op: string, second: number, extra: { parent?: string; exception?: string } = {}) => [
+      { mode: 'start', req: { start: { project_id: Q, id, trace_id: extra.parent ?? id, parent_id: extra.parent ?? null, op_name: op, started_at: at(second), attributes: {}, inputs: { q: id } } } },
+      { mode: 'end', req: { end: { project_id: Q, id, ended_at: at(second), summary: {}, output: `answer of ${id}`, ...(extra.exception ? { exception: extra.exception } : {}) } } },
+    ];
+    const written = await traces(platform, '/call/upsert_batch', {
+      batch: [...call('r1', 'chat', 1), ...call('t1', 'lookup', 2, { parent: 'r1' }), ...call('r2', 'chat', 3, { exception: 'boom' }), ...call('r3', 'chat', 4)],
+    });
+    expect(written.status).toBe(200);
+    const make = (dataset: string, selection: Record<string, unknown>) =>
+      platform.graphql(CREATE, { input: { projectId: Q, dataset, columns: [{ name: 'id', source: 'id' }, { name: 'q', source: 'inputs.q' }], ...selection } });
+    const rowsOf = async (dataset: string) => {
+      const read = await traces(platform, '/obj/read', { project_id: Q, object_id: dataset, digest: 'latest' });
+      const table = await traces(platform, '/table/query', { project_id: Q, digest: read.body.obj.val.rows.split('/').at(-1) });
+      return table.body.rows.map((row: { val: { id: string } }) => row.val.id);
+    };
+
+    // The list with "roots only" and status "success" ticked: r1 and r3 (t1 is a child, r2 failed).
+    const succeeded = { $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'success' }] } };
+    const roots = await make('roots-ok', { filter: { traceRootsOnly: true }, query: succeeded });
+    expect(roots.body.errors).toBeUndefined();
+    expect(roots.body.data.createDatasetFromCalls).toMatchObject({ rowCount: 2 });
+    expect(await rowsOf('roots-ok')).toEqual(['r1', 'r3']);
+    // An op name, as the list's op box sends it, with a limit.
+    const lookups = await make('lookups', { query: { $expr: { $contains: { input: { $getField: 'op_name' }, substr: { $literal: 'look' }, case_insensitive: true } } } });
+    expect(await rowsOf('lookups')).toEqual(['t1']);
+    const firstTwo = await make('first-two', { filter: { opNames: ['chat'] }, limit: 2 });
+    expect(firstTwo.body.data.createDatasetFromCalls).toMatchObject({ rowCount: 2 });
+    expect(await rowsOf('first-two')).toEqual(['r1', 'r2']);
+
+    // Nothing selected, an empty selection, ids with a filter: refused at the field, nothing stored.
+    const none = await make('none', { filter: { opNames: ['absent'] } });
+    expect(none.body.errors?.[0]?.extensions?.issues).toEqual([{ loc: ['input', 'filter'], msg: 'No call matches the search', type: 'value_error' }]);
+    const empty = await make('none', { filter: {} });
+    expect(empty.body.errors?.[0]?.extensions?.issues).toEqual([{ loc: ['input', 'filter'], msg: 'The search selects nothing: give at least one condition', type: 'value_error' }]);
+    const both = await make('none', { callIds: ['r1'], filter: { traceRootsOnly: true } });
+    expect(both.body.errors?.[0]?.extensions?.reason).toBe('VALIDATION_FAILED');
+    const badQuery = await make('none', { query: { $expr: { $eq: [{ $getField: 'no_such_field' }, { $literal: 1 }] } } });
+    expect(badQuery.body.errors?.[0]?.extensions?.reason).toBe('VALIDATION_FAILED');
+    expect(badQuery.body.errors?.[0]?.extensions?.issues?.[0]?.loc?.slice(0, 2)).toEqual(['input', 'query']);
+    const read = await traces(platform, '/obj/read', { project_id: Q, object_id: 'none', digest: 'latest' });
+    expect(read.status).toBe(404);
+  });
+
   it('refuses bad input and outsiders, storing nothing', async () => {
     const both = await create({ callIds: ['c1'], search: { text: 'what' } });
     expect(both.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'VALIDATION_FAILED' });

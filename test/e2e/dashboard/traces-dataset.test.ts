@@ -45,13 +45,15 @@ describe('dashboard: Traces list, add selected calls to a dataset', () => {
     await openList();
     await page.getByText('3 traces match').waitFor();
     const addButton = page.getByRole('button', { name: /^Add to dataset/ });
-    expect(await addButton.isDisabled()).toBe(true);
 
     await page.getByRole('checkbox', { name: 'Select call answer (q-0)' }).check();
     await page.getByRole('checkbox', { name: 'Select call answer (q-1)' }).check();
     await addButton.click();
-    const form = page.getByRole('form', { name: 'Add the selected calls to a dataset' });
-    await page.getByRole('heading', { name: 'Add 2 selected calls to a dataset' }).waitFor();
+    const form = page.getByRole('form', { name: 'Add calls to a dataset' });
+    await page.getByRole('heading', { name: 'Add calls to a dataset' }).waitFor();
+    // Ticked calls: they are what is added (the list's "roots only" also offers all three traces).
+    expect(await form.getByLabel('The 2 selected calls').isChecked()).toBe(true);
+    expect(await form.getByLabel('All 3 matching calls').isChecked()).toBe(false);
     expect(await form.getByLabel('Column 3 name').inputValue()).toBe('expected');
     expect(await form.getByLabel('Column 3 source').inputValue()).toBe('output');
     await form.getByLabel('Dataset name').fill('answers');
@@ -93,7 +95,7 @@ describe('dashboard: Traces list, add selected calls to a dataset', () => {
     await page.getByText('3 traces match').waitFor();
     await page.getByLabel('Select all on this page').check();
     await page.getByRole('button', { name: 'Add to dataset (3)' }).click();
-    const form = page.getByRole('form', { name: 'Add the selected calls to a dataset' });
+    const form = page.getByRole('form', { name: 'Add calls to a dataset' });
     await form.getByRole('button', { name: 'Save to dataset' }).click();
     await page.getByTestId('field-error-traces-dataset-name').waitFor();
     expect(await form.getByLabel('Dataset name').getAttribute('aria-invalid')).toBe('true');
@@ -101,5 +103,24 @@ describe('dashboard: Traces list, add selected calls to a dataset', () => {
     await harness.checkAccessibility('add-to-dataset refusal');
     // Nothing saved: the project still holds the first test's two versions of answers only.
     expect(await objectVersions()).toEqual(['answers', 'answers']);
+  });
+
+  it("adds every call the list's search, op and status filters match, with nothing ticked", async () => {
+    const { page } = harness;
+    await harness.open(`/traces?project=${encodeURIComponent(PROJECT)}&q=${encodeURIComponent('question 2')}&op=answer&status=success`);
+    await page.getByText('1 trace matches').waitFor();
+    await page.getByRole('button', { name: 'Add to dataset' }).click();
+    const form = page.getByRole('form', { name: 'Add calls to a dataset' });
+    expect(await form.getByLabel('The 0 selected calls').isDisabled()).toBe(true);
+    expect(await form.getByLabel('The 1 matching call').isChecked()).toBe(true);
+    await form.getByLabel('Dataset name').fill('matching');
+    await harness.screenshot('traces-add-matching-to-dataset');
+    await form.getByRole('button', { name: 'Save to dataset' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved matching:v0 with 1 row.' }).waitFor();
+    await page.getByRole('link', { name: 'Open matching:v0 in Datasets' }).click();
+    const rows = await datasetRows();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('question 2');
+    expect(rows[0]).toContain('answer 2');
   });
 });

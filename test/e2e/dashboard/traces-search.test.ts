@@ -78,7 +78,7 @@ describe('dashboard: Traces list, search and export', () => {
 
     await page.getByLabel('Search inputs and outputs').fill('borealis');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByText('1 traces match').waitFor();
+    await page.getByText('1 trace matches').waitFor();
     expect(page.url()).toContain('q=borealis');
     const row = rows().first();
     // Short op name (not the weave:/// ref), one-line previews from the server, usage and its cost at gpt-4o-mini's
@@ -96,7 +96,7 @@ describe('dashboard: Traces list, search and export', () => {
     // Words from the middle of an output, and nothing for a word no call has.
     await page.getByLabel('Search inputs and outputs').fill('number 17');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByText('1 traces match').waitFor();
+    await page.getByText('1 trace matches').waitFor();
     await expect.poll(() => rows().first().textContent()).toContain('answer number 17');
     await page.getByLabel('Search inputs and outputs').fill('zanzibar');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -125,12 +125,12 @@ describe('dashboard: Traces list, search and export', () => {
     await page.getByRole('button', { name: 'Clear filters' }).click();
 
     await page.getByLabel('Reaction').selectOption('👍');
-    await page.getByText('1 traces match').waitFor();
+    await page.getByText('1 trace matches').waitFor();
     await expect.poll(() => rows().first().textContent()).toContain('chat');
     await page.getByLabel('Reaction').selectOption('');
     await page.getByLabel('Scored by').fill('Correctness');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByText('1 traces match').waitFor();
+    await page.getByText('1 trace matches').waitFor();
     await expect.poll(() => rows().first().textContent()).toContain('Correctness ✓');
     expect(harness.problems).toEqual([]);
   });

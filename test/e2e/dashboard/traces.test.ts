@@ -82,13 +82,13 @@ describe('dashboard: Traces', () => {
     await harness.open(`/traces?project=${encodeURIComponent(PROJECT)}`);
     await page.getByLabel('Op name contains').fill('pipeline');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByText('1 traces match').waitFor();
+    await page.getByText('1 trace matches').waitFor();
     await page.getByRole('link', { name: 'pipeline' }).waitFor();
 
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByLabel('Trace roots only').uncheck();
     await page.getByRole('combobox', { name: 'Status' }).selectOption('error');
-    await page.getByText('1 calls match').waitFor();
+    await page.getByText('1 call matches').waitFor();
     await page.getByRole('link', { name: 'explode' }).waitFor();
   });
 

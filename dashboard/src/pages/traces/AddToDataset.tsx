@@ -3,7 +3,9 @@ import { useMutation } from 'urql';
 import { FieldError, formErrors, invalidProps, NO_ERRORS, type FormErrors } from '../../components/FieldErrors';
 import { InlineError } from '../../components/States';
 import { TracesAddToDatasetDocument } from '../../graphql/generated';
+import { formatNumber } from '../../components/Format';
 import { Link } from '../../router';
+import type { DatasetSelection } from './traces-params';
 
 interface ColumnDraft {
   name: string;
@@ -24,12 +26,34 @@ interface Saved {
   rowCount: number;
 }
 
+/** The list's matching calls: how many (counted up to `countAtMost`) and the selection that takes them. */
+export interface MatchingCalls {
+  count: number;
+  countAtMost: number;
+  selection: DatasetSelection;
+}
+
+/** The most calls one request turns into rows (the server's MAX_DATASET_CALLS): the oldest of them are taken. */
+const MAX_DATASET_CALLS = 10_000;
+
 /**
- * Adds the selected calls of the traces list to a Weave Dataset (createDatasetFromCalls): a new version of these rows
- * only, or the latest version's rows followed by these. The server validates everything; its issues are shown at
- * the field they name, and a saved version links to the Datasets page.
+ * Adds calls of the traces list to a Weave Dataset (createDatasetFromCalls): the ticked calls, or every call the list's
+ * filters match (sent as the list's filter, query and search, so the server selects them; oldest first, at most
+ * 10,000) — as a new version of these rows only, or the latest version's rows followed by these. The server validates
+ * everything; its issues are shown at the field they name, and a saved version links to the Datasets page.
  */
-export function AddToDataset({ projectId, callIds, onClose }: { projectId: string; callIds: readonly string[]; onClose: () => void }) {
+export function AddToDataset({
+  projectId,
+  callIds,
+  matching,
+  onClose,
+}: {
+  projectId: string;
+  callIds: readonly string[];
+  matching: MatchingCalls | null;
+  onClose: () => void;
+}) {
+  const [allMatching, setAllMatching] = useState(callIds.length === 0 && matching !== null);
   const [dataset, setDataset] = useState('');
   const [append, setAppend] = useState(false);
   const [columns, setColumns] = useState<ColumnDraft[]>(() => DEFAULT_COLUMNS.map((column) => ({ ...column })));
@@ -37,13 +61,14 @@ export function AddToDataset({ projectId, callIds, onClose }: { projectId: strin
   const [saved, setSaved] = useState<Saved | null>(null);
   const [result, create] = useMutation(TracesAddToDatasetDocument);
 
-  const fields = ['dataset', 'callIds', 'columns', ...columns.flatMap((_, index) => [`columns.${index}.name`, `columns.${index}.source`])];
+  const fields = ['dataset', 'callIds', 'filter', 'query', 'search', 'columns', ...columns.flatMap((_, index) => [`columns.${index}.name`, `columns.${index}.source`])];
   const setColumn = (index: number, change: Partial<ColumnDraft>) => setColumns((current) => current.map((column, at) => (at === index ? { ...column, ...change } : column)));
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(null);
-    const outcome = await create({ input: { projectId, dataset: dataset.trim(), append, callIds: [...callIds], columns } });
+    const calls = allMatching && matching ? matching.selection : { callIds: [...callIds] };
+    const outcome = await create({ input: { projectId, dataset: dataset.trim(), append, columns, ...calls } });
     setErrors(outcome.error ? formErrors(outcome.error, fields) : NO_ERRORS);
     if (outcome.data) setSaved(outcome.data.createDatasetFromCalls);
   };
@@ -51,10 +76,19 @@ export function AddToDataset({ projectId, callIds, onClose }: { projectId: strin
   const [entity, project] = projectId.split('/');
   return (
     <section className="traces-dataset" aria-labelledby="traces-dataset-heading">
-      <h3 id="traces-dataset-heading">
-        Add {callIds.length} selected {callIds.length === 1 ? 'call' : 'calls'} to a dataset
-      </h3>
-      <form onSubmit={(event) => void submit(event)} aria-label="Add the selected calls to a dataset">
+      <h3 id="traces-dataset-heading">Add calls to a dataset</h3>
+      <form onSubmit={(event) => void submit(event)} aria-label="Add calls to a dataset">
+        <fieldset className="traces-dataset-mode">
+          <legend>Calls</legend>
+          <label>
+            <input type="radio" name="traces-dataset-calls" checked={!allMatching} disabled={callIds.length === 0} onChange={() => setAllMatching(false)} /> The{' '}
+            {callIds.length} selected {callIds.length === 1 ? 'call' : 'calls'}
+          </label>
+          <label>
+            <input type="radio" name="traces-dataset-calls" checked={allMatching} disabled={!matching} onChange={() => setAllMatching(true)} />{' '}
+            {matching ? describeMatching(matching) : 'Every call the filters match (set a filter first)'}
+          </label>
+        </fieldset>
         <div className="field">
           <label htmlFor="traces-dataset-name">Dataset name</label>
           <input id="traces-dataset-name" value={dataset} onChange={(event) => setDataset(event.target.value)} placeholder="e.g. support-answers" autoComplete="off" spellCheck={false} {...invalidProps('traces-dataset-name', errors.byField.dataset)} />
@@ -98,9 +132,9 @@ export function AddToDataset({ projectId, callIds, onClose }: { projectId: strin
             Add a column
           </button>
         </fieldset>
-        <FieldError id="traces-dataset-calls" messages={errors.byField.callIds} />
+        <FieldError id="traces-dataset-calls" messages={[...(errors.byField.callIds ?? []), ...(errors.byField.filter ?? []), ...(errors.byField.query ?? []), ...(errors.byField.search ?? [])]} />
         <div className="traces-dataset-actions">
-          <button type="submit" className="button button-primary" disabled={result.fetching || callIds.length === 0}>
+          <button type="submit" className="button button-primary" disabled={result.fetching || (allMatching ? !matching : callIds.length === 0)}>
             {result.fetching ? 'Saving…' : 'Save to dataset'}
           </button>
           <button type="button" className="button" onClick={onClose}>
@@ -119,4 +153,11 @@ export function AddToDataset({ projectId, callIds, onClose }: { projectId: strin
       ) : null}
     </section>
   );
+}
+
+/** "All 40 matching calls", or "The oldest 10,000 of more than 10,000 matching calls". */
+function describeMatching({ count, countAtMost }: MatchingCalls): string {
+  if (count > countAtMost) return `The oldest ${formatNumber(MAX_DATASET_CALLS)} of more than ${formatNumber(countAtMost)} matching calls`;
+  if (count > MAX_DATASET_CALLS) return `The oldest ${formatNumber(MAX_DATASET_CALLS)} of ${formatNumber(count)} matching calls`;
+  return count === 1 ? 'The 1 matching call' : `All ${formatNumber(count)} matching calls`;
 }

@@ -119,6 +119,22 @@ function toWireQuery(params: TracesParams): Record<string, unknown> | null {
   return operands.length > 0 ? { $expr: { $and: operands } } : null;
 }
 
+/** What the list selects, in createDatasetFromCalls' form: its filter, its query (wire form) and its search. */
+export interface DatasetSelection {
+  filter: { traceRootsOnly: boolean } | null;
+  query: Record<string, unknown> | null;
+  search: CallSearch | null;
+}
+
+/**
+ * The list's selection for "add every matching call to a dataset", or null when the list selects every call (the
+ * server refuses a selection without a condition rather than take a whole project).
+ */
+export function toDatasetSelection(params: TracesParams): DatasetSelection | null {
+  const selection = { filter: params.rootsOnly ? { traceRootsOnly: true } : null, query: toWireQuery(params), search: toSearch(params) };
+  return selection.filter || selection.query || selection.search ? selection : null;
+}
+
 export type ExportFormat = 'jsonl' | 'csv';
 
 /** POST /traces/calls/export's body: every call the list selects, in its order. */
