@@ -15,9 +15,12 @@ const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', p
 
 export function toValidationIssues(errors: ErrorObject[], part: string): ValidationIssue[] {
   const root = LOCATION[part] ?? part;
-  // An `if` error only says which branch failed; the branch's own errors, reported alongside, say what is wrong.
-  return errors.filter((error) => error.keyword !== 'if').map((error) => {
-    const loc: (string | number)[] = [root, ...pointerToPath(error.instancePath)];
+  // An `if` error only says which branch failed, a `propertyNames` error only that a key is bad; the branch's or the
+  // key's own errors, reported alongside, say what is wrong.
+  return errors.filter((error) => error.keyword !== 'if' && error.keyword !== 'propertyNames').map((error) => {
+    // A key of a dictionary that breaks `propertyNames`: pydantic's location of a key, `[..., key, "[key]"]`.
+    const key = error.propertyName === undefined ? [] : [error.propertyName, '[key]'];
+    const loc: (string | number)[] = [root, ...pointerToPath(error.instancePath), ...key];
     switch (error.keyword) {
       case 'required':
         return { loc: [...loc, String(error.params.missingProperty)], msg: 'Field required', type: 'missing' };
@@ -53,6 +56,8 @@ export function toValidationIssues(errors: ErrorObject[], part: string): Validat
         return { loc, msg: `List should have at least ${error.params.limit} items`, type: 'too_short' };
       case 'maxItems':
         return { loc, msg: `List should have at most ${error.params.limit} items`, type: 'too_long' };
+      case 'maxProperties':
+        return { loc, msg: `Dictionary should have at most ${error.params.limit} items`, type: 'too_long' };
       case 'pattern':
         return { loc, msg: `String should match pattern '${error.params.pattern}'`, type: 'string_pattern_mismatch' };
       case 'format':

@@ -121,6 +121,8 @@ export type ChatCompletionRequestInput = {
   maxTokens?: number | null | undefined;
   /** The conversation so far, oldest first */
   messages: Array<ChatMessageInput>;
+  /** Your tags of the completion (OpenAI's metadata); a traced completion keeps them in its call's inputs */
+  metadata?: Record<string, unknown> | null | undefined;
   /** The catalog model to ask (an id of `inferenceModels`) */
   model: string;
   /** Number of choices to generate */

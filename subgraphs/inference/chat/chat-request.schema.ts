@@ -118,6 +118,21 @@ export const ChatCompletionRequestSchema = Type.Object(
       ),
     ),
     user: Type.Optional(nullable(Type.String({ maxLength: 512 }), { description: 'Your identifier of the end user (recorded in usage)' })),
+    // OpenAI's limits (its Metadata type): a backend that only records the tags must still refuse what OpenAI refuses.
+    metadata: Type.Optional(
+      nullable(
+        Type.Object(
+          {},
+          {
+            additionalProperties: Type.String({ maxLength: 512 }),
+            propertyNames: { maxLength: 64 },
+            maxProperties: 16,
+            description: "OpenAI's metadata: at most 16 keys of at most 64 characters, text values of at most 512",
+          },
+        ),
+        { description: "Your tags of the completion (OpenAI's metadata); a traced completion keeps them in its call's inputs" },
+      ),
+    ),
   },
   {
     additionalProperties: true,

@@ -29,14 +29,41 @@ describe('metadata on the embedded model', () => {
     });
     expect(completion.choices[0]!.message.content).toEqual(expect.any(String));
 
-    const deadline = Date.now() + 20_000;
-    let calls: { opName: string; inputs: { metadata?: unknown } }[] = [];
-    while (calls.length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const { body } = await platform.graphql('{ project(entity: "trellis", name: "tagged") { calls(first: 5) { nodes { opName inputs } } } }');
-      calls = body.data.project.calls.nodes;
-    }
+    const calls = await tracedCalls(1);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ opName: 'inference.chat.completions/trellis-tiny', inputs: { metadata: { expected: '4', source: 'loop' } } });
   });
+
+  it('is refused as OpenAI refuses it (a value that is not text, a key over 64 characters, more than 16 keys), and nothing is traced', async () => {
+    const openai = new OpenAI({ apiKey: platform.adminKey, baseURL: `${platform.url}/inference/v1`, maxRetries: 0, project: 'trellis/tagged' });
+    const longKey = 'k'.repeat(65);
+    const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+    const cases: [unknown, string, string][] = [
+      [{ expected: 4 }, 'metadata.expected', 'Input should be a valid string'],
+      [{ [longKey]: 'v' }, `metadata.${longKey}.[key]`, 'String should have at most 64 characters'],
+      [tooMany, 'metadata', 'Dictionary should have at most 16 items'],
+    ];
+    for (const [metadata, param, message] of cases) {
+      const refused = await openai.chat.completions
+        .create({ model: 'trellis-tiny', messages: [{ role: 'user', content: 'refused' }], metadata: metadata as Record<string, string>, max_tokens: 1 })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(refused).toMatchObject({ status: 400, param, code: 'invalid_request' });
+      expect((refused as Error).message).toContain(message);
+    }
+    // A completion after them is traced; the refused ones never are (the project has the first test's call and this one).
+    await openai.chat.completions.create({ model: 'trellis-tiny', messages: [{ role: 'user', content: 'accepted' }], metadata: { n: '1' }, max_tokens: 1 });
+    const calls = await tracedCalls(2);
+    expect(calls.map((call) => call.inputs.messages[0]!.content)).toEqual(['How many letters are in "kamo"?', 'accepted']);
+  });
 });
+
+async function tracedCalls(count: number): Promise<{ opName: string; inputs: { metadata?: unknown; messages: { content: string }[] } }[]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { body } = await platform.graphql('{ project(entity: "trellis", name: "tagged") { calls(first: 10, sortBy: [{ field: "started_at", direction: ASC }]) { nodes { opName inputs } } } }');
+    const calls = body.data.project.calls.nodes;
+    if (calls.length >= count || Date.now() > deadline) return calls;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
