@@ -219,6 +219,7 @@ describe('from traces to a better model', () => {
     }, 30_000);
     expect(rescored.call.output.message.content).toBe(served.choices[0]!.message.content);
     expect(rescored.score).toBe(1);
+    expect(await monitorStats(monitor.createMonitor.id)).toMatchObject({ scored: questions.length + 1, failed: 0 });
     console.log(`loop: ${PRODUCTION} answered "${served.choices[0]!.message.content}" (base model: "${byPrompt.get(retried.prompt)!.output.message.content}"), scored 1; whole loop ${seconds()} s`);
   }, 240_000);
 });
