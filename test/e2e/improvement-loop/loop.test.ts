@@ -4,7 +4,7 @@ import { startTestPlatform, type TestPlatform } from '../../support/platform.js'
 
 /**
  * The whole model-improvement loop of issue #31 on one platform, every step through the public graph or REST and
- * every model call through the real `openai` package — no database access, no platform internals:
+ * every inference call through the real `openai` package — no database access, no platform internals:
  *
  *   traced chat calls to the embedded model (`trellis-tiny`) through POST /inference/v1/chat/completions, each
  *   carrying its true answer in OpenAI's `metadata` (the traced call's `inputs.metadata.expected`)
