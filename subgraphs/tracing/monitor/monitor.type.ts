@@ -2,6 +2,8 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import { monitorRef, type MonitorDefinition } from './monitor-definition.js';
 import type { MonitorWithStats } from './monitor.service.js';
+import { DEFAULT_JUDGE_MODEL } from './llm-judge.js';
+import { ModelTokenUsage, toModelTokenUsage } from '../usage/token-usage.type.js';
 
 // simpleResolvers: plain properties, read by graphql-js's default resolver.
 @ObjectType({ description: 'Which calls a monitor looks at', simpleResolvers: true })
@@ -43,6 +45,12 @@ export class MonitorStats {
   @Field(() => Float, { nullable: true, description: 'Mean score of the scored calls' }) meanScore!: number | null;
   @Field(() => Int, { description: "Prompt tokens its LLM judge spent (0 for built-in checks)" }) promptTokens!: number;
   @Field(() => Int, { description: "Completion tokens its LLM judge spent (0 for built-in checks)" }) completionTokens!: number;
+  @Field(() => ModelTokenUsage, {
+    nullable: true,
+    description:
+      "An LLM judge's tokens as its model's token usage, whose `cost` the inference family prices (at the judge's model as it is now); null for built-in checks",
+  })
+  judgeUsage!: ModelTokenUsage | null;
 }
 
 @ObjectType({ description: "A monitor (online evaluation): a scorer applied to a sample of a project's new calls, its scores written as feedback", simpleResolvers: true })
@@ -92,7 +100,19 @@ export function toMonitor(monitor: MonitorDefinition | MonitorWithStats): Monito
     createdAt: monitor.createdAt,
     updatedAt: monitor.updatedAt,
     stats: stats
-      ? { scored: stats.scored, skippedBySampling: stats.skipped, failed: stats.failed, meanLatencyMs: stats.mean_latency_ms, meanScore: stats.mean_score, promptTokens: stats.prompt_tokens, completionTokens: stats.completion_tokens }
+      ? {
+          scored: stats.scored,
+          skippedBySampling: stats.skipped,
+          failed: stats.failed,
+          meanLatencyMs: stats.mean_latency_ms,
+          meanScore: stats.mean_score,
+          promptTokens: stats.prompt_tokens,
+          completionTokens: stats.completion_tokens,
+          judgeUsage:
+            monitor.scorer.kind === 'llm_judge'
+              ? toModelTokenUsage({ model: monitor.scorer.model ?? DEFAULT_JUDGE_MODEL, inputTokens: stats.prompt_tokens, outputTokens: stats.completion_tokens })
+              : null,
+        }
       : null,
   };
 }

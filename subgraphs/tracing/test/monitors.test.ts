@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACING_CALLS_ENDED_EVENT } from '../../../platform/events/contracts.js';
@@ -19,7 +22,10 @@ let second: TestPlatform;
 
 beforeAll(async () => {
   const databaseUrl = await createTestDatabase();
-  platform = await startTestPlatform({ databaseUrl });
+  // A price for the embedded model, so a judge's tokens have a cost to check.
+  const pricesFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'trellis-monitor-prices-')), 'prices.json');
+  await writeFile(pricesFile, JSON.stringify({ prices: { 'trellis-tiny': { input_per_million: 2, output_per_million: 6 } } }));
+  platform = await startTestPlatform({ databaseUrl, env: { TRELLIS_MODEL_PRICES_FILE: pricesFile } });
   second = await startTestPlatform({ databaseUrl });
 }, 120_000);
 afterAll(async () => {
@@ -31,7 +37,7 @@ const MONITOR_FIELDS = `id name ref active samplingRate filter { opNames attribu
 const CREATE = `mutation($entity: String!, $project: String!, $input: MonitorInput!) { createMonitor(entity: $entity, project: $project, input: $input) { ${MONITOR_FIELDS} } }`;
 const PAUSE = `mutation($entity: String!, $project: String!, $id: String!) { pauseMonitor(entity: $entity, project: $project, id: $id) { id active } }`;
 const RESUME = `mutation($entity: String!, $project: String!, $id: String!) { resumeMonitor(entity: $entity, project: $project, id: $id) { id active } }`;
-const LIST = `query($entity: String!, $name: String!) { project(entity: $entity, name: $name) { monitors { ${MONITOR_FIELDS} stats { scored skippedBySampling failed meanLatencyMs meanScore promptTokens completionTokens } } } }`;
+const LIST = `query($entity: String!, $name: String!) { project(entity: $entity, name: $name) { monitors { ${MONITOR_FIELDS} stats { scored skippedBySampling failed meanLatencyMs meanScore promptTokens completionTokens judgeUsage { model inputTokens outputTokens cost } } } } }`;
 
 interface Stats {
   scored: number;
@@ -41,6 +47,7 @@ interface Stats {
   meanScore: number | null;
   promptTokens: number;
   completionTokens: number;
+  judgeUsage: { model: string; inputTokens: number; outputTokens: number; cost: number | null } | null;
 }
 
 const projects = new Set<string>();
@@ -223,6 +230,13 @@ describe('LLM judge', () => {
     expect(stats.promptTokens).toBeGreaterThan(0);
     expect(stats.completionTokens).toBeGreaterThan(0);
     expect(stats.meanLatencyMs).toBeGreaterThan(0);
+    // Its cost: the judge's tokens at the price of its model (the prices file's trellis-tiny, $2 and $6 per million).
+    expect(stats.judgeUsage).toEqual({
+      model: 'trellis-tiny',
+      inputTokens: stats.promptTokens,
+      outputTokens: stats.completionTokens,
+      cost: expect.closeTo((stats.promptTokens * 2 + stats.completionTokens * 6) / 1e6, 12),
+    });
     // Each score is what the answer (the reason) says: its first number, clamped to [0, 10].
     for (const row of await feedbackOf(projectId, 'wandb.runnable.judge')) {
       const first = Number(/-?\d+(?:\.\d+)?/.exec(row.payload.reason)![0]);
@@ -243,7 +257,7 @@ describe('what a monitor looks at', () => {
     expect((await platform.graphql(PAUSE, { entity: 'trellis', project, id: paused.id })).body.data.pauseMonitor).toEqual({ id: paused.id, active: false });
     await upsertBatch(projectId, [{ id: 'p1', output: 'a' }, { id: 'p2', output: 'b' }]);
     await settled(project, sentinel.id, 2);
-    expect(await statsOf(project, paused.id)).toMatchObject({ scored: 0, skippedBySampling: 0, failed: 0 });
+    expect(await statsOf(project, paused.id)).toMatchObject({ scored: 0, skippedBySampling: 0, failed: 0, judgeUsage: null });
     expect(await feedbackOf(projectId, 'wandb.runnable.paused')).toEqual([]);
 
     expect((await platform.graphql(RESUME, { entity: 'trellis', project, id: paused.id })).body.data.resumeMonitor.active).toBe(true);
