@@ -10,7 +10,7 @@ import { isTransientJudgeError } from '../monitor/llm-judge.js';
 import type { MonitorScorer } from '../monitor/monitor.schemas.js';
 import type { ScoreService } from '../score/score.service.js';
 import { datasetEvaluationStore, type RunningRunKey } from './dataset-evaluation.store.js';
-import type { CompletionSettings, EvaluatedModels, ModelAnswer } from './evaluated-models.js';
+import type { CompletionSettings, EvaluatedModels, ModelAnswer, PromptMessage } from './evaluated-models.js';
 import type { EvaluationExample } from './evaluation-rows.js';
 import { scoreAnswer } from './evaluation-scoring.js';
 
@@ -56,7 +56,8 @@ export const STOPPED_REASON = 'Interrupted: the platform process running this ev
 /** The reason a run ends with when its process died (no heartbeat) before the run's last row. */
 export const ABANDONED_REASON = 'Interrupted: the platform process running this evaluation died before it finished; start the evaluation again';
 
-const TRANSIENT_ATTEMPTS = 3;
+/** Tries of a graph operation that failed for the platform's sake (not the model's answer), 0.5 s, 1 s, 1.5 s apart. */
+const PLATFORM_ATTEMPTS = 4;
 
 class Interrupted extends Error {}
 /** The caller who started the run is no longer a member of the project's team: the run stops acting for them. */
@@ -149,7 +150,7 @@ export class EvaluationRunner implements BackgroundWorker {
         if (caller.signal?.aborted || this.stopping) throw new Interrupted();
         // Rights are re-checked before every row (not only when the evaluation started): the models and judges are
         // asked as the caller, and a caller removed from the team meanwhile must not go on being acted for.
-        if (!(await this.models.callerStillMember(entity, caller))) throw new CallerLeft(callerLeftReason(caller, entity));
+        if (!(await this.retrying(() => this.models.callerStillMember(entity, caller), caller))) throw new CallerLeft(callerLeftReason(caller, entity));
         await this.example(plan, run, example, caller, writer, counts);
       }
       await datasetEvaluationStore.finishRun(this.db, key, summaryOf(), null);
@@ -175,9 +176,9 @@ export class EvaluationRunner implements BackgroundWorker {
     const prediction = { model: run.model, inputs: example.row, evaluation_run_id: run.runId };
     let answer: ModelAnswer;
     try {
-      answer = await this.ask(run.model, example, plan.settings, caller);
+      answer = await this.retrying(() => this.models.ask(run.model, example.messages, plan.settings, caller), caller);
     } catch (error) {
-      if (caller.signal?.aborted) throw new Interrupted();
+      if (error instanceof Interrupted || caller.signal?.aborted) throw new Interrupted();
       counts.examples++;
       counts.failed_predictions++;
       await this.scores.createPrediction(writer, plan.projectId, { ...prediction, output: null }, `The model did not answer: ${(error as Error).message}`);
@@ -189,7 +190,8 @@ export class EvaluationRunner implements BackgroundWorker {
     const predictionId = await this.scores.createPrediction(writer, plan.projectId, { ...prediction, output: answer.text });
     for (const scorer of plan.scorers) {
       const scored = { projectId: plan.projectId, predictionId, model: run.model, row: example.row, answer: answer.text };
-      const outcome = await scoreAnswer(scorer.scorer, scored, this.models, caller, plan.settings.seed);
+      const judge = (model: string, messages: PromptMessage[], settings: CompletionSettings) => this.retrying(() => this.models.ask(model, messages, settings, caller), caller);
+      const outcome = await scoreAnswer(scorer.scorer, scored, judge, plan.settings.seed);
       if ('failed' in outcome) {
         if (caller.signal?.aborted) throw new Interrupted();
         counts.failed_scores++;
@@ -205,13 +207,22 @@ export class EvaluationRunner implements BackgroundWorker {
   }
 
   /** The model's answer; a busy or briefly unreachable model (UNAVAILABLE, rate limited) is asked again. */
-  private async ask(model: string, example: EvaluationExample, settings: CompletionSettings, caller: GraphCaller): Promise<ModelAnswer> {
+  /**
+   * A graph operation for the run, tried again while it fails for the platform's sake rather than the model's: a busy
+   * or briefly unreachable model (UNAVAILABLE, rate limited) or the graph itself failing (an error that is not a
+   * family's answer — e.g. the gateway already stopped while this process shuts down, before its workers are stopped:
+   * the retry then ends in Interrupted rather than in a failed example). Anything else is thrown at once.
+   */
+  private async retrying<T>(operation: () => Promise<T>, caller: GraphCaller): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.models.ask(model, example.messages, settings, caller);
+        return await operation();
       } catch (error) {
-        if (attempt >= TRANSIENT_ATTEMPTS || !isTransientJudgeError(error) || caller.signal?.aborted) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+        if (caller.signal?.aborted) throw new Interrupted();
+        const platformFailure = isTransientJudgeError(error) || !(error instanceof TrellisError);
+        if (attempt >= PLATFORM_ATTEMPTS || !platformFailure) throw error;
+        await pause(500 * attempt, caller.signal);
+        if (caller.signal?.aborted) throw new Interrupted();
       }
     }
   }
@@ -228,4 +239,17 @@ export class EvaluationRunner implements BackgroundWorker {
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
   }
+}
+
+/** Waits `ms`, or less when the signal aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }

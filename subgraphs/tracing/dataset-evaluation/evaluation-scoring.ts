@@ -1,9 +1,11 @@
-import type { GraphCaller } from '../../../platform/graphql/platform-graph.js';
 import { compileCheck, type ScoreOutcome } from '../monitor/built-in-checks.js';
 import { DEFAULT_JUDGE_MODEL, DEFAULT_MAX_TOKENS, judgeScale, parseJudgeAnswer, renderPrompt } from '../monitor/llm-judge.js';
 import type { MonitoredCall } from '../monitor/monitored-call.js';
 import type { MonitorScorer } from '../monitor/monitor.schemas.js';
-import type { EvaluatedModels } from './evaluated-models.js';
+import type { CompletionSettings, ModelAnswer, PromptMessage } from './evaluated-models.js';
+
+/** Asks a model as the evaluation's caller (EvaluatedModels.ask, with the runner's retries). */
+export type AskModel = (model: string, messages: PromptMessage[], settings: CompletionSettings) => Promise<ModelAnswer>;
 
 /** One answer of one model to one row, as the monitors' scorers read a call. */
 export interface ScoredAnswer {
@@ -24,8 +26,7 @@ export interface ScoredAnswer {
 export async function scoreAnswer(
   scorer: MonitorScorer,
   answer: ScoredAnswer,
-  models: EvaluatedModels,
-  caller: GraphCaller,
+  ask: AskModel,
   seed: number,
 ): Promise<ScoreOutcome> {
   const call: MonitoredCall = {
@@ -47,12 +48,10 @@ export async function scoreAnswer(
     }
   }
   try {
-    const judged = await models.ask(
-      scorer.model ?? DEFAULT_JUDGE_MODEL,
-      [{ role: 'user', content: renderPrompt(scorer.prompt ?? '', call) }],
-      { maxTokens: scorer.max_tokens ?? DEFAULT_MAX_TOKENS, seed },
-      caller,
-    );
+    const judged = await ask(scorer.model ?? DEFAULT_JUDGE_MODEL, [{ role: 'user', content: renderPrompt(scorer.prompt ?? '', call) }], {
+      maxTokens: scorer.max_tokens ?? DEFAULT_MAX_TOKENS,
+      seed,
+    });
     return parseJudgeAnswer(judged.text, judgeScale(scorer));
   } catch (error) {
     return { failed: `the judge failed: ${(error as Error).message}` };

@@ -91,6 +91,14 @@ describe('evaluation runs in flight when their process goes away', () => {
       const run = (await graphql(restarted.url, SUMMARY, { id })).project.evaluationRunSummary;
       expect(run).toMatchObject({ status: 'ERROR', exception: STOPPED_REASON });
       expect(run.exampleCount).toBeLessThan(ROWS);
+      // The stop is not the model's failure: no example was recorded as a failed prediction while the process stopped.
+      const read = await fetch(`${restarted.url}/traces/call/read`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+        body: JSON.stringify({ project_id: P, id }),
+      });
+      const { call } = (await read.json()) as { call: { output: { examples: number; failed_predictions: number } } };
+      expect(call.output).toMatchObject({ examples: run.exampleCount, failed_predictions: 0 });
     }
   }, 120_000);
 
