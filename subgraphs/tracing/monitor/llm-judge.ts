@@ -1,5 +1,5 @@
 import type { Principal } from '../../../platform/auth/principal.js';
-import { TrellisError } from '../../../platform/errors.js';
+import { ForbiddenError, TrellisError } from '../../../platform/errors.js';
 import type { PlatformGraph } from '../../../platform/graphql/platform-graph.js';
 import type { MonitorDefinition } from './monitor-definition.js';
 import { callFieldValue, textOf, type MonitoredCall } from './monitored-call.js';
@@ -51,6 +51,9 @@ const COMPLETION = `mutation MonitorJudge($request: ChatCompletionRequestInput!)
   createChatCompletion(request: $request) { choices { message { content } } usage { promptTokens completionTokens } }
 }`;
 
+/** The creator's teams now (identity reads them from its tables, not from the principal the judge builds). */
+const CREATOR_TEAMS = `query MonitorJudgeCreator { viewer { isAdmin teams { team } } }`;
+
 interface CompletionResult {
   createChatCompletion: { choices: { message: { content: string | null } }[]; usage: { promptTokens: number; completionTokens: number } | null };
 }
@@ -59,7 +62,9 @@ interface CompletionResult {
  * The judge through the inference family, via the federated graph (tracing never calls a model itself), as the
  * monitor's creator acting in the monitor's team only: the inference family applies its own catalog, limits and usage
  * accounting (under the team's default project, `inference`). No project is named, so the judge's own completions are
- * not traced — traced, they would be calls that the monitor judges in turn.
+ * not traced — traced, they would be calls that the monitor judges in turn. The creator must still be a member of the
+ * team (or a platform administrator): asked before every judgement, so someone removed from the team stops spending
+ * its model quota at once — their monitor's calls then fail with the reason, until an admin edits or deletes it.
  */
 export class GraphJudge implements ModelJudge {
   constructor(private readonly graph: PlatformGraph) {}
@@ -76,6 +81,11 @@ export class GraphJudge implements ModelJudge {
       projectAdmin: [],
       registryAdmin: [],
     };
+    const caller = { principal, requestId: `monitor-${monitor.id}` };
+    const { viewer } = await this.graph.execute<{ viewer: { isAdmin: boolean; teams: { team: string }[] } | null }>(CREATOR_TEAMS, {}, caller);
+    if (!viewer || !(viewer.isAdmin || viewer.teams.some((membership) => membership.team === entity))) {
+      throw new ForbiddenError(`the monitor's creator is no longer a member of ${entity}: the judge asks no model for them`);
+    }
     const scorer = monitor.scorer;
     const data = await this.graph.execute<CompletionResult>(
       COMPLETION,
@@ -87,7 +97,7 @@ export class GraphJudge implements ModelJudge {
           temperature: 0,
         },
       },
-      { principal, requestId: `monitor-${monitor.id}` },
+      caller,
     );
     const completion = data.createChatCompletion;
     return {

@@ -248,6 +248,32 @@ describe('LLM judge', () => {
   }, 60_000);
 });
 
+describe('an LLM judge whose creator left the team', () => {
+  it("asks no model any more: the monitor's new calls fail (no tokens spent) instead of being judged for someone removed", async () => {
+    const project = 'monitors-judge-left';
+    const projectId = `trellis/${project}`;
+    await ensureProject(project);
+    const owner = await platform.createUser('judge-owner', { trellis: 'ADMIN' });
+    const created = await platform.graphql(
+      CREATE,
+      { entity: 'trellis', project, input: { name: 'judge', samplingRate: 1, scorer: { kind: 'LLM_JUDGE', prompt: 'Answer: {{output}} Score 0 to 10:', scoreMax: 10, maxTokens: 4 } } },
+      owner.key,
+    );
+    expect(created.body.errors).toBeUndefined();
+    const id = created.body.data.createMonitor.id as string;
+    await upsertBatch(projectId, [{ id: 'left-1', output: '4' }]);
+    const before = await settled(project, id, 1);
+    expect(before.scored + before.failed).toBe(1);
+    expect(before.promptTokens).toBeGreaterThan(0); // the model was asked
+
+    const removed = await platform.graphql('mutation { removeTeamMember(username: "judge-owner", team: "trellis") }');
+    expect(removed.body.errors).toBeUndefined();
+    await upsertBatch(projectId, [{ id: 'left-2', output: '5' }]);
+    const after = await settled(project, id, 2);
+    expect(after).toMatchObject({ scored: before.scored, failed: before.failed + 1, promptTokens: before.promptTokens, completionTokens: before.completionTokens });
+  }, 60_000);
+});
+
 describe('what a monitor looks at', () => {
   it('a paused monitor scores nothing, and scores new calls again once resumed', async () => {
     const project = 'monitors-paused';
