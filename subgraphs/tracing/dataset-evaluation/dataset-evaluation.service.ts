@@ -18,6 +18,8 @@ const DEFAULT_PROMPT_COLUMN = 'input';
 const DEFAULT_EXPECTED_COLUMN = 'expected';
 const DEFAULT_MAX_TOKENS = 64;
 const DEFAULT_SEED = 0;
+/** The class of the scorer objects an evaluation publishes (a Weave `Scorer`, defined as a monitor's scorer). */
+const SCORER_CLASS = 'MonitorScorer';
 
 /** What evaluateDataset answers at once: the runs started (one per model, in the order named), still running. */
 export interface StartedEvaluation {
@@ -58,11 +60,12 @@ export class DatasetEvaluationService {
     const names = request.scorers.map((entry) => entry.name);
     const twice = names.findIndex((name, index) => names.indexOf(name) !== index);
     if (twice >= 0) issues.push(issueAt(['scorers', twice, 'name'], `Two scorers are named ${names[twice]}`));
+    const evaluationName = request.name ?? `${(dataset?.objectId ?? request.dataset).slice(0, 117)}-evaluation`;
+    issues.push(...(await this.takenNames(projectId, names, evaluationName)));
     issues.push(...(await this.models.unknown(request.models, caller)));
     if (issues.length > 0) throw new ValidationFailedError(issues, issues[0]!.msg);
 
     const published = await Promise.all(scorers.map((entry) => this.publishScorer(writer, projectId, entry.name, entry.scorer)));
-    const evaluationName = request.name ?? `${dataset!.objectId}-evaluation`;
     const evaluation = await this.objects.createObject(writer, {
       obj: {
         project_id: projectId,
@@ -106,6 +109,22 @@ export class DatasetEvaluationService {
       rowEnd: rows.end,
       runs: runs.map((run) => ({ id: run.runId, model: run.model })),
     };
+  }
+
+  /**
+   * The scorers and the Evaluation are published as new versions of objects by those names: a name whose latest
+   * version is another kind of object (the dataset itself, a prompt) would be overwritten by them, so it is refused.
+   */
+  private async takenNames(projectId: string, scorerNames: string[], evaluationName: string): Promise<ValidationIssue[]> {
+    const latest = await this.objects.queryObjects(projectId, { objectIds: [...scorerNames, evaluationName], latestOnly: true }, scorerNames.length + 1, 0);
+    const classOf = new Map(latest.map((row) => [row.object_id, (row.val as { _class_name?: unknown } | null)?._class_name]));
+    const issues: ValidationIssue[] = [];
+    const taken = (name: string, expected: string) => classOf.has(name) && classOf.get(name) !== expected;
+    scorerNames.forEach((name, index) => {
+      if (taken(name, SCORER_CLASS)) issues.push(issueAt(['scorers', index, 'name'], `${name} is already another kind of object of ${projectId} (${String(classOf.get(name))}); name the scorer otherwise`));
+    });
+    if (taken(evaluationName, 'Evaluation')) issues.push(issueAt(['name'], `${evaluationName} is already another kind of object of ${projectId} (${String(classOf.get(evaluationName))}); give the evaluation a name`));
+    return issues;
   }
 
   /** `name`, `name:v<N>`, `name:<digest>` or `weave:///{this project}/object/name:digest`. */
@@ -161,7 +180,7 @@ export class DatasetEvaluationService {
 
   /** The scorer as a Weave object (what the scores' `scorer` ref points at and the compare page names). */
   private async publishScorer(writer: Writer, projectId: string, name: string, scorer: MonitorScorer): Promise<PublishedScorer> {
-    const val = { _type: 'MonitorScorer', _class_name: 'MonitorScorer', _bases: ['Scorer', 'Object', 'BaseModel'], name, ...scorer };
+    const val = { _type: SCORER_CLASS, _class_name: SCORER_CLASS, _bases: ['Scorer', 'Object', 'BaseModel'], name, ...scorer };
     const { digest } = await this.objects.createObject(writer, { obj: { project_id: projectId, object_id: name, val } });
     return { name, ref: `weave:///${projectId}/object/${name}:${digest}`, scorer };
   }

@@ -140,6 +140,9 @@ describe('evaluateDataset', () => {
       [{ scorers: [{ name: 'judge', scorer: { kind: 'LLM_JUDGE', prompt: 'Rate {{nope}}' } }] }, ['input', 'scorers', 0, 'scorer', 'prompt']],
       [{ promptColumn: 'question' }, ['input', 'promptColumn']],
       [{ scorers: [EXACT, EXACT] }, ['input', 'scorers', 1, 'name']],
+      // A scorer is published as an object of its name: the dataset's own name would make it the dataset's next version.
+      [{ scorers: [{ name: 'tasks', scorer: { kind: 'EQUALS' } }] }, ['input', 'scorers', 0, 'name']],
+      [{ name: 'tasks' }, ['input', 'name']],
     ];
     for (const [input, loc] of cases) {
       const { body } = await evaluate(input);
@@ -147,6 +150,8 @@ describe('evaluateDataset', () => {
       expect(body.errors[0].extensions.issues.map((issue: { loc: unknown }) => issue.loc), JSON.stringify(input)).toContainEqual(loc);
     }
     expect((await ok(platform, COUNT)).project.evaluationRunCount).toBe(before);
+    const latest = await traces(platform, '/obj/read', { project_id: P, object_id: 'tasks', digest: 'latest' });
+    expect(latest.body.obj.val._class_name).toBe('Dataset');
   });
 
   it('runs one evaluation run per model over the held-out rows; the comparison shows the means the answers give', async () => {
