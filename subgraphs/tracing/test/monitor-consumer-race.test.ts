@@ -60,7 +60,12 @@ it('records only the calls of the events it claimed, whatever it scored of event
     { type: TRACING_CALLS_ENDED_EVENT, entity: 'team', project: 'race', author: 'u', payload: { call_ids: ['paused-1'] } },
     { type: TRACING_CALLS_ENDED_EVENT, entity: 'team', project: 'race', author: 'u', payload: { call_ids: ['active-2'] } },
   ]);
-  const { events } = await stream.read(START_CURSOR, 10, [TRACING_CALLS_ENDED_EVENT]);
+  // Events are read once settled: older than every transaction still running on the server, which the other test
+  // files' databases share (a transaction of theirs holds the read back for a moment).
+  let events: PlatformEvent[] = [];
+  for (const deadline = Date.now() + 10_000; events.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    ({ events } = await stream.read(START_CURSOR, 10, [TRACING_CALLS_ENDED_EVENT]));
+  }
   expect(events).toHaveLength(2);
 
   const first = new DrivenConsumer(db, stream, logger, undefined);
