@@ -21,6 +21,7 @@ import {
 import { callKey, callStore, type CallEndRow, type CallSort, type CallStartRow, type CallsFilterInput } from './call.store.js';
 import type { EndedCallsPublisher } from '../monitor/ended-calls-publisher.js';
 import { expandCallRefs } from './ref-expansion.js';
+import { CallEndBatcher } from './end-batcher.js';
 import { CallStartBatcher } from './start-batcher.js';
 
 /** Throws unless the caller may write to the entity (team member); given by the resolver from its context. */
@@ -38,6 +39,7 @@ export interface Writer {
  */
 export class CallService {
   private readonly batcher: CallStartBatcher;
+  private readonly endBatcher: CallEndBatcher;
 
   /** `endedCalls`: publishes the ends written for projects with an active monitor (none: monitors never hear of calls). */
   constructor(
@@ -45,6 +47,7 @@ export class CallService {
     private readonly endedCalls?: EndedCallsPublisher,
   ) {
     this.batcher = new CallStartBatcher(db);
+    this.endBatcher = new CallEndBatcher(db, endedCalls);
   }
 
   async start(writer: Writer, body: unknown): Promise<{ id: string; trace_id: string }> {
@@ -59,8 +62,7 @@ export class CallService {
     const { end } = validateOrThrow(CallEndBody, body, 'body');
     const row = toEndRow(end, ['body', 'end']);
     authorizeProjects(writer, [row.project_id]);
-    if (this.endedCalls) await this.endedCalls.writeEnds(this.db, [row], writer.userId, (db) => callStore.applyEnds(db, [row]));
-    else await callStore.applyEnds(this.db, [row]);
+    await this.endBatcher.end(row, writer.userId);
   }
 
   /** `/call/upsert_batch`: every start in one multi-row INSERT and every end in one, in one transaction. */

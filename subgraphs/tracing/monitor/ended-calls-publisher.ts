@@ -11,10 +11,17 @@ export interface EndedCall {
   id: string;
 }
 
+/** An ended call with the user who wrote its end (its event's author). */
+export interface AuthoredEnd extends EndedCall {
+  author: string;
+}
+
 /**
  * How ended calls reach the monitors: the call writer hands it the calls whose end it writes, and it publishes one
- * `tracing.calls_ended` event per project that has an active monitor, in the transaction that writes the ends (so the
- * event exists exactly when the ends do). A write with no monitored project costs a lookup in memory and nothing else.
+ * `tracing.calls_ended` event per project that has an active monitor (and per writer), in the transaction that writes
+ * the ends (so the event exists exactly when the ends do). A write with no monitored project costs a lookup in memory
+ * and nothing else. Single `/call/end` requests reach it a flush at a time (CallEndBatcher), so that an event names
+ * the calls of many requests.
  */
 export class EndedCallsPublisher {
   constructor(private readonly monitored: MonitoredProjects) {}
@@ -26,19 +33,31 @@ export class EndedCallsPublisher {
 
   /** Publishes the monitored projects' calls among `ends`, in `trx` (the transaction writing them). */
   async publish(trx: Transaction<TracingDatabase> | Kysely<TracingDatabase>, ends: readonly EndedCall[], author: string): Promise<void> {
-    const byProject = new Map<string, string[]>();
+    await this.publishAuthored(trx, this.monitoredAmong(ends.map((end) => ({ project_id: end.project_id, id: end.id, author }))));
+  }
+
+  /** Those of `ends` whose project has an active monitor (as this process knows). */
+  monitoredAmong<T extends EndedCall>(ends: readonly T[]): T[] {
+    return ends.filter((end) => this.monitored.has(end.project_id));
+  }
+
+  /**
+   * Publishes `ends` (calls of monitored projects, each with its writer) in `trx`: one event per project and author,
+   * each call named once.
+   */
+  async publishAuthored(trx: Transaction<TracingDatabase> | Kysely<TracingDatabase>, ends: readonly AuthoredEnd[]): Promise<void> {
+    const groups = new Map<string, { projectId: string; author: string; ids: Set<string> }>();
     for (const end of ends) {
-      if (!this.monitored.has(end.project_id)) continue;
-      let ids = byProject.get(end.project_id);
-      if (!ids) byProject.set(end.project_id, (ids = []));
-      ids.push(end.id);
+      const key = JSON.stringify([end.project_id, end.author]);
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { projectId: end.project_id, author: end.author, ids: new Set() }));
+      group.ids.add(end.id);
     }
-    if (byProject.size === 0) return;
     const events: NewPlatformEvent[] = [];
-    for (const [projectId, ids] of byProject) {
+    for (const { projectId, author, ids } of groups.values()) {
       const project = parseProjectId(projectId);
       if (!project) continue;
-      const payload: TracingCallsEndedPayload = { call_ids: [...new Set(ids)] };
+      const payload: TracingCallsEndedPayload = { call_ids: [...ids] };
       events.push({ type: TRACING_CALLS_ENDED_EVENT, entity: project.entity, project: project.project, author, payload: payload as unknown as Record<string, unknown> });
     }
     await publishEvents(trx, events);

@@ -75,15 +75,13 @@ export class MonitorConsumer extends PlatformEventConsumer {
     });
   }
 
+  /** The events' calls fetched in one query, whatever their projects, then scored by their projects' monitors. */
   private async score(events: PlatformEvent[]): Promise<{ pairs: ScoredPair[]; monitors: MonitorDefinition[] }> {
     const idsByProject = callsOf(events);
     const monitors = (await monitorStore.active(this.db, [...idsByProject.keys()])).map(monitorOf);
-    const pairs: ScoredPair[] = [];
-    for (const [projectId, ids] of idsByProject) {
-      const own = monitors.filter((monitor) => monitor.projectId === projectId);
-      if (own.length === 0) continue;
-      pairs.push(...(await scoreCalls(this.db, own, await monitorStore.endedCalls(this.db, projectId, [...ids]), this.judge)));
-    }
+    const watched = new Set(monitors.map((monitor) => monitor.projectId));
+    const keys = [...idsByProject].filter(([projectId]) => watched.has(projectId)).flatMap(([projectId, ids]) => [...ids].map((id) => ({ project_id: projectId, id })));
+    const pairs = await scoreCalls(this.db, monitors, await monitorStore.endedCalls(this.db, keys), this.judge);
     return { pairs, monitors };
   }
 

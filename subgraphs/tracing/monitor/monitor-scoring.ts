@@ -10,6 +10,9 @@ import { monitorFeedbackType, monitorRef, type MonitorDefinition } from './monit
 import type { MonitoredCall } from './monitored-call.js';
 import { monitorStore, resultKey, type MonitorResultRow } from './monitor.store.js';
 
+/** Scoring yields the event loop after this many (monitor, call) pairs. */
+const YIELD_EVERY = 250;
+
 /** How many (monitor, call) pairs one pass recorded, by outcome (pairs already recorded before are not counted). */
 export interface ScoringCounts {
   scored: number;
@@ -42,10 +45,23 @@ export async function scoreCalls(
     monitors.map((monitor) => monitor.id),
     calls.map((call) => call.id),
   );
+  const callsByProject = new Map<string, MonitoredCall[]>();
+  for (const call of calls) {
+    let own = callsByProject.get(call.project_id);
+    if (!own) callsByProject.set(call.project_id, (own = []));
+    own.push(call);
+  }
   const pairs: ScoredPair[] = [];
+  let sinceYield = 0;
   for (const monitor of monitors) {
-    for (const call of calls) {
-      if (call.project_id !== monitor.projectId || !matchesFilter(monitor.filter, call) || recorded.has(resultKey(monitor.id, call.id))) continue;
+    for (const call of callsByProject.get(monitor.projectId) ?? []) {
+      // A batch can hold thousands of calls, scored on the event loop of a process that also serves requests: they
+      // get the loop back every few hundred calls.
+      if (++sinceYield === YIELD_EVERY) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (!matchesFilter(monitor.filter, call) || recorded.has(resultKey(monitor.id, call.id))) continue;
       const base = { monitor_id: monitor.id, call_id: call.id, prompt_tokens: null, completion_tokens: null };
       if (!isSampled(monitor.id, call.id, monitor.samplingRate)) {
         pairs.push({ projectId: monitor.projectId, result: { ...base, outcome: 'skipped', score: null, reason: null, latency_ms: null }, feedback: null });

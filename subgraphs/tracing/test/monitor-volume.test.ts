@@ -78,4 +78,27 @@ describe('monitor consumer volume', () => {
     expect(await settled(project, monitor, ids.length)).toEqual({ scored: 3_000, skippedBySampling: 0, failed: 0, meanScore: 0.5 });
     expect(await feedbackCount(projectId, 'even')).toBe(3_000);
   });
+
+  it('scores 300 calls ended by concurrent single /call/end requests, each once, and answers each end only once it is stored', async () => {
+    const project = 'monitor-volume-ends';
+    const projectId = `trellis/${project}`;
+    const monitor = await createMonitor(project, { name: 'even', samplingRate: 1, scorer: { kind: 'REGEX', pattern: '[02468]$' } });
+    const ids = Array.from({ length: 300 }, (_, index) => `e-${index}`);
+    const starts = ids.map((id) => ({ mode: 'start', req: startOf(projectId, { id, trace_id: id }) }));
+    expect((await traces(platform, '/call/upsert_batch', { batch: starts })).status).toBe(200);
+
+    // 300 requests at once (ended concurrently they share flushes: one statement and one event per flush), and
+    // each call's end read back as soon as its own request is answered.
+    const read = await Promise.all(
+      ids.map(async (id, index) => {
+        expect((await traces(platform, '/call/end', end(projectId, id, `answer ${index}`))).status).toBe(200);
+        const call = await traces(platform, '/call/read', { project_id: projectId, id });
+        return call.body.call.output;
+      }),
+    );
+    expect(read).toEqual(ids.map((_, index) => `answer ${index}`));
+
+    expect(await settled(project, monitor, ids.length)).toEqual({ scored: 300, skippedBySampling: 0, failed: 0, meanScore: 0.5 });
+    expect(await feedbackCount(projectId, 'even')).toBe(300);
+  });
 });
