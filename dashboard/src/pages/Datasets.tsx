@@ -81,7 +81,7 @@ function DatasetDetail({ entity, project, name, version, onVersion }: ObjectDeta
                 }}
               />
               <FineTune key={`fine-tune-${shown.digest}`} entity={entity} project={project} dataset={name} version={shown.versionIndex} />
-              <Evaluate key={`evaluate-${shown.digest}`} entity={entity} project={project} dataset={name} version={shown.versionIndex} />
+              <Evaluate key={`evaluate-${shown.digest}`} entity={entity} project={project} dataset={name} version={shown.versionIndex} tableDigest={tableDigestOf(shown.val)} />
             </>
           );
         }}

@@ -63,6 +63,8 @@ describe('dashboard: evaluate a dataset version', () => {
     await page.getByRole('table', { name: 'Published datasets, newest first' }).getByRole('button', { name: 'Show dataset tasks' }).click();
     const form = page.getByRole('form', { name: 'Evaluate tasks v0' });
     await form.waitFor();
+    // The prompt column defaults to the version's own (its rows have input and expected).
+    await expect.poll(() => form.getByLabel('Prompt column').inputValue()).toBe('input');
     await form.getByLabel('Model 1').selectOption('trellis-tiny');
     // The fine-tuned model is offered by its newest checkpoint.
     const tuned = form.getByLabel('Model 2').locator('option', { hasText: 'tasks-tuned' });

@@ -5,6 +5,7 @@ import {
   DatasetEvaluateModelsDocument,
   DatasetEvaluateProgressDocument,
   DatasetEvaluateStartDocument,
+  DatasetRowsDocument,
   type DatasetEvaluateStartMutation,
   type MonitorScorerKind,
 } from '../../graphql/generated';
@@ -26,6 +27,8 @@ const SCORERS: { value: ScorerChoice; label: string; name: string }[] = [
   { value: 'REGEX', label: 'Matches a pattern (RE2)', name: 'pattern' },
   { value: 'LLM_JUDGE', label: 'LLM judge (trellis-tiny)', name: 'judge' },
 ];
+/** Prompt columns as the traces list's Add to dataset and the Fine-tune form name them, in the order they are tried. */
+const PROMPT_COLUMNS = ['input', 'question', 'prompt', 'messages'];
 const DEFAULT_JUDGE_PROMPT = 'Is "{{output}}" a correct answer to {{inputs.input}}, expected "{{inputs.expected}}"? Answer 1 for yes, 0 for no:';
 
 /**
@@ -34,14 +37,16 @@ const DEFAULT_JUDGE_PROMPT = 'Is "{{output}}" a correct answer to {{inputs.input
  * scores them (evaluateDataset; the platform runs it). The runs' progress is shown until they end, with a link to
  * the Evaluations page comparing them.
  */
-export function Evaluate({ entity, project, dataset, version }: { entity: string; project: string; dataset: string; version: number }) {
+export function Evaluate({ entity, project, dataset, version, tableDigest }: { entity: string; project: string; dataset: string; version: number; tableDigest: string | null }) {
   const [models] = useQuery({ query: DatasetEvaluateModelsDocument, variables: { entity, project } });
+  // The version's first row names its columns: the prompt column defaults to one of them.
+  const [firstRow] = useQuery({ query: DatasetRowsDocument, variables: { entity, project, digest: tableDigest ?? '', first: 1 }, pause: !tableDigest });
   const [split, setSplit] = useState<SplitKind>('fraction');
   const [fraction, setFraction] = useState('0.5');
   const [startRow, setStartRow] = useState('0');
   const [endRow, setEndRow] = useState('');
   const [chosen, setChosen] = useState<string[]>(['trellis-tiny', '', '', '']);
-  const [promptColumn, setPromptColumn] = useState('input');
+  const [promptColumn, setPromptColumn] = useState<string | null>(null);
   const [expectedColumn, setExpectedColumn] = useState('expected');
   const [scorer, setScorer] = useState<ScorerChoice>('EQUALS');
   const [pattern, setPattern] = useState('');
@@ -50,6 +55,8 @@ export function Evaluate({ entity, project, dataset, version }: { entity: string
   const [result, start] = useMutation(DatasetEvaluateStartDocument);
 
   const options = modelOptions(entity, project, models.data);
+  const columns = Object.keys((firstRow.data?.project?.traceTableRows.edges[0]?.node.val as Record<string, unknown> | null) ?? {});
+  const prompt = promptColumn ?? PROMPT_COLUMNS.find((column) => columns.includes(column)) ?? columns[0] ?? 'input';
   const picked = chosen.filter(Boolean);
 
   const onSubmit = async (event: FormEvent) => {
@@ -64,7 +71,7 @@ export function Evaluate({ entity, project, dataset, version }: { entity: string
         split: split === 'fraction' ? { heldOutFraction: Number(fraction) } : split === 'range' ? { startRow: Number(startRow), endRow: endRow === '' ? null : Number(endRow) } : null,
         models: picked,
         scorers: [{ name: SCORERS.find((entry) => entry.value === scorer)!.name, scorer: { kind, ...settings } }],
-        promptColumn,
+        promptColumn: prompt,
         expectedColumn,
       },
     });
@@ -111,7 +118,7 @@ export function Evaluate({ entity, project, dataset, version }: { entity: string
           ) : null}
           <div className="field">
             <label htmlFor="evaluate-prompt">Prompt column</label>
-            <input id="evaluate-prompt" value={promptColumn} onChange={(event) => setPromptColumn(event.target.value)} />
+            <input id="evaluate-prompt" value={prompt} onChange={(event) => setPromptColumn(event.target.value)} />
           </div>
           <div className="field">
             <label htmlFor="evaluate-expected">Expected column</label>
