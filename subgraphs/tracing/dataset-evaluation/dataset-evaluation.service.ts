@@ -31,6 +31,15 @@ export interface StartedEvaluation {
   runs: { id: string; model: string }[];
 }
 
+/** What the checks found: the dataset version, the rows and their prompts, the scorers as they will run. */
+interface CheckedEvaluation {
+  dataset: NonNullable<Awaited<ReturnType<DatasetService['readVersion']>>>;
+  rows: { start: number; end: number };
+  examples: EvaluationExample[];
+  scorers: { name: string; scorer: MonitorScorer }[];
+  evaluationName: string;
+}
+
 /**
  * evaluateDataset: everything is checked first — the request's schema, the dataset version, the split, every row's
  * prompt, the scorers (the monitors' one validation), and every model (asked of its owning family, as the caller) —
@@ -50,12 +59,32 @@ export class DatasetEvaluationService {
     const request = validateOrThrow(DatasetEvaluationSchema, body, 'body');
     writer.assertWriter(projectId.split('/')[0]!);
     this.runner.assertAccepting();
-    const issues: ValidationIssue[] = [];
+    const checked = await this.check(caller, projectId, request);
 
+    const scorers = await Promise.all(checked.scorers.map((entry) => this.publishScorer(writer, projectId, entry.name, entry.scorer)));
+    const evaluationRef = await this.publishEvaluation(writer, projectId, checked, scorers, request);
+    const runs: { runId: string; model: string }[] = [];
+    for (const model of request.models) runs.push({ runId: await this.scores.createEvaluationRun(writer, projectId, { evaluation: evaluationRef, model }), model });
+    const settings = { maxTokens: request.max_tokens ?? DEFAULT_MAX_TOKENS, seed: request.seed ?? DEFAULT_SEED };
+    await this.runner.launch({ projectId, datasetRef: checked.dataset.ref, rows: checked.rows, runs, examples: checked.examples, scorers, settings }, caller, writer);
+    return {
+      evaluationRef,
+      datasetRef: checked.dataset.ref,
+      datasetVersion: checked.dataset.version,
+      rowStart: checked.rows.start,
+      rowEnd: checked.rows.end,
+      runs: runs.map((run) => ({ id: run.runId, model: run.model })),
+    };
+  }
+
+  /** Every check before anything is written; all issues together, as one BAD_USER_INPUT. */
+  private async check(caller: GraphCaller, projectId: string, request: DatasetEvaluationRequest): Promise<CheckedEvaluation> {
+    const issues: ValidationIssue[] = [];
     const dataset = await this.readDataset(projectId, request.dataset, issues);
     const range = dataset ? splitRange(request.split, dataset.rows.length) : null;
     if (range && 'loc' in range) issues.push(range);
-    const examples = dataset && range && !('loc' in range) ? this.examples(dataset.rows, range, request, issues) : [];
+    const rows = range && !('loc' in range) ? range : null;
+    const examples = dataset && rows ? this.examples(dataset.rows, rows, request, issues) : [];
     const scorers = request.scorers.map((entry, index) => ({ name: entry.name, scorer: this.scorer(entry.scorer, index, request, issues) }));
     const names = request.scorers.map((entry) => entry.name);
     const twice = names.findIndex((name, index) => names.indexOf(name) !== index);
@@ -63,52 +92,26 @@ export class DatasetEvaluationService {
     const evaluationName = request.name ?? `${(dataset?.objectId ?? request.dataset).slice(0, 117)}-evaluation`;
     issues.push(...(await this.takenNames(projectId, names, evaluationName)));
     issues.push(...(await this.models.unknown(request.models, caller)));
-    if (issues.length > 0) throw new ValidationFailedError(issues, issues[0]!.msg);
+    if (issues.length > 0 || !dataset || !rows) throw new ValidationFailedError(issues, issues[0]?.msg);
+    return { dataset, rows, examples, scorers, evaluationName };
+  }
 
-    const published = await Promise.all(scorers.map((entry) => this.publishScorer(writer, projectId, entry.name, entry.scorer)));
-    const evaluation = await this.objects.createObject(writer, {
-      obj: {
-        project_id: projectId,
-        object_id: evaluationName,
-        val: {
-          _type: 'Evaluation',
-          _class_name: 'Evaluation',
-          _bases: ['Object', 'BaseModel'],
-          name: evaluationName,
-          dataset: dataset!.ref,
-          scorers: published.map((scorer) => scorer.ref),
-          rows: { start: (range as { start: number }).start, end: (range as { end: number }).end },
-          prompt_column: request.prompt_column ?? DEFAULT_PROMPT_COLUMN,
-          expected_column: request.expected_column ?? DEFAULT_EXPECTED_COLUMN,
-          system_prompt: request.system_prompt ?? null,
-        },
-      },
-    });
-    const evaluationRef = `weave:///${projectId}/object/${evaluationName}:${evaluation.digest}`;
-    const runs: { runId: string; model: string }[] = [];
-    for (const model of request.models) runs.push({ runId: await this.scores.createEvaluationRun(writer, projectId, { evaluation: evaluationRef, model }), model });
-    const rows = range as { start: number; end: number };
-    await this.runner.launch(
-      {
-        projectId,
-        datasetRef: dataset!.ref,
-        rows,
-        runs,
-        examples,
-        scorers: published,
-        settings: { maxTokens: request.max_tokens ?? DEFAULT_MAX_TOKENS, seed: request.seed ?? DEFAULT_SEED },
-      },
-      caller,
-      writer,
-    );
-    return {
-      evaluationRef,
-      datasetRef: dataset!.ref,
-      datasetVersion: dataset!.version,
-      rowStart: rows.start,
-      rowEnd: rows.end,
-      runs: runs.map((run) => ({ id: run.runId, model: run.model })),
+  /** The Evaluation as a Weave object (dataset, rows, scorers, columns): what each run's `evaluation` names. */
+  private async publishEvaluation(writer: Writer, projectId: string, checked: CheckedEvaluation, scorers: PublishedScorer[], request: DatasetEvaluationRequest): Promise<string> {
+    const val = {
+      _type: 'Evaluation',
+      _class_name: 'Evaluation',
+      _bases: ['Object', 'BaseModel'],
+      name: checked.evaluationName,
+      dataset: checked.dataset.ref,
+      scorers: scorers.map((scorer) => scorer.ref),
+      rows: checked.rows,
+      prompt_column: request.prompt_column ?? DEFAULT_PROMPT_COLUMN,
+      expected_column: request.expected_column ?? DEFAULT_EXPECTED_COLUMN,
+      system_prompt: request.system_prompt ?? null,
     };
+    const { digest } = await this.objects.createObject(writer, { obj: { project_id: projectId, object_id: checked.evaluationName, val } });
+    return `weave:///${projectId}/object/${checked.evaluationName}:${digest}`;
   }
 
   /**
