@@ -105,12 +105,12 @@ export class EvaluationRunner implements BackgroundWorker {
     }
   }
 
-  /** Claims the plan's runs for this process and starts them; answers once they are claimed (not when they end). */
   /** UNAVAILABLE while this process stops: what would be started now could not run. */
   assertAccepting(): void {
     if (this.stopping) throw new TrellisError(503, 'UNAVAILABLE', 'This platform process is stopping; start the evaluation again', { retryAfterSeconds: 2 });
   }
 
+  /** Claims the plan's runs for this process and starts them; answers once they are claimed (not when they end). */
   async launch(plan: EvaluationPlan, caller: GraphCaller, writer: Writer): Promise<void> {
     this.assertAccepting();
     const keys = plan.runs.map((run) => ({ project_id: plan.projectId, run_id: run.runId }));
@@ -133,11 +133,6 @@ export class EvaluationRunner implements BackgroundWorker {
     const running = [...this.inFlight.values()];
     for (const run of running) run.abort.abort();
     await Promise.all(running.map((run) => run.done));
-  }
-
-  /** How many runs this process is running now. */
-  get running(): number {
-    return this.inFlight.size;
   }
 
   private async execute(plan: EvaluationPlan, run: { runId: string; model: string }, caller: GraphCaller, writer: Writer): Promise<void> {
