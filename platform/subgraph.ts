@@ -129,6 +129,13 @@ export interface StartedSubgraph<Services = unknown> {
   /** The context one of its subscriptions executes with (the spec's `subscriptionContext`, else `base` itself). */
   subscriptionContext(base: GraphQLContext): GraphQLContext;
   httpExtensions(http: SubgraphHttpContext): HttpExtension[];
+  /**
+   * Stops its background workers (once, however often it is called). The platform does this before it stops the
+   * gateway: workers act through the graph (a monitor's judge, a platform-run evaluation), and one that saw the graph
+   * gone in the middle of its work would record that as the model's failure.
+   */
+  stopWorkers(): Promise<void>;
+  /** Stops its workers (if not yet stopped), then releases what it opened. */
   stop(): Promise<void>;
 }
 
@@ -222,6 +229,8 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
         ? []
         : (spec.workers?.(services, { ...dependencies, schema }) ?? []).filter((worker) => !(options.replica && worker.onePerPlatform));
       for (const worker of workers) await worker.start();
+      let workersStopped: Promise<void> | undefined;
+      const stopWorkers = () => (workersStopped ??= Promise.all(workers.map((worker) => worker.stop())).then(() => undefined));
       return {
         name: spec.name,
         schema,
@@ -229,8 +238,9 @@ export function defineSubgraph<Services>(spec: SubgraphSpec<Services>): Subgraph
         workers,
         subscriptionContext: (base) => spec.subscriptionContext?.(services, base) ?? base,
         httpExtensions: (http) => spec.httpExtensions?.({ schema, services }, http) ?? [],
+        stopWorkers,
         async stop() {
-          await Promise.all(workers.map((worker) => worker.stop()));
+          await stopWorkers();
           await spec.onStop?.(services);
         },
       };

@@ -194,12 +194,15 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
 
     // Shutdown order: stop accepting and drain HTTP (in-flight requests, at most TRELLIS_SHUTDOWN_TIMEOUT_MS; see
     // http/graceful-close.ts. Apollo's own drain plugin is not used because it closes the Fastify server a second
-    // time, which never resolves), then the gateway, workers, the pool, and PostgreSQL last.
+    // time, which never resolves), then the background workers (they act through the graph), the gateway, the
+    // subgraphs, the pool, and PostgreSQL last.
     if (probes) {
       probes.start();
       cleanups.push({ step: 'subgraph probes', run: async () => probes.stop() });
     }
     cleanups.push({ step: 'gateway', run: () => apollo.stop() });
+    // Workers stop while the gateway still answers: they act through the graph (StartedSubgraph.stopWorkers).
+    cleanups.push({ step: 'background workers', run: () => Promise.all([...started.values()].map((subgraph) => subgraph.stopWorkers())).then(() => undefined) });
     cleanups.push({ step: 'HTTP server', run: closeHttp });
     let closing: Promise<void> | undefined;
     return {
