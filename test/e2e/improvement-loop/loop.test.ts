@@ -23,8 +23,8 @@ import { startTestPlatform, type TestPlatform } from '../../support/platform.js'
  * scores those 1 and they stay out of the dataset. Sizes (48 training words, 60 steps at 1e-2, 16 held-out words)
  * are about the smallest that measured a robust gain with the model runtime alone (held-out exact match 0 → 0.56–0.71
  * over trainer seeds and sizes; 40 to 96 training words and 60 to 140 steps all gave ≥ 0.56, while lr 2e-2 diverged);
- * here the platform measures 0 → 0.625. Everything is seeded and generation greedy. The whole test took 33 s (file
- * 49 s with imports) on the shared 2-core machine at load ~6, of it ~20 s training.
+ * here the platform measures 0 → 0.625. Everything is seeded and generation greedy. On the shared 2-core machine the
+ * loop took 17.5 s (the file 30 s with imports and start-up) at load 2.5, 33 s (49 s) at load 6; most of it training.
  */
 const ENTITY = 'trellis';
 const PROJECT = 'loop';
