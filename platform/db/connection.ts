@@ -47,12 +47,14 @@ export function connectDatabase(url: string, options: { max?: number; applicatio
 }
 
 /** Creates a database on a server (used by tests, one database per test file). */
-export async function createDatabase(serverUrl: string, name: string): Promise<string> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`invalid database name ${name}`);
+export async function createDatabase(serverUrl: string, name: string, options: { template?: string } = {}): Promise<string> {
+  for (const identifier of [name, options.template ?? name]) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(identifier)) throw new Error(`invalid database name ${identifier}`);
+  }
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name}`);
+    await client.query(options.template ? `CREATE DATABASE ${name} TEMPLATE ${options.template}` : `CREATE DATABASE ${name}`);
   } finally {
     await client.end();
   }

@@ -10,7 +10,7 @@ afterAll(async () => {
 
 describe('migrations', () => {
   it('apply once even when two processes start at the same time, and are a no-op the second time', async () => {
-    const url = await createTestDatabase();
+    const url = await createTestDatabase('t', { empty: true });
     const first = connectDatabase(url, { max: 4 });
     const second = connectDatabase(url, { max: 4 });
     connections.push(first, second);

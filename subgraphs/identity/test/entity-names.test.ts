@@ -70,7 +70,7 @@ describe('entity names', () => {
 
 describe('the entity-names migration on existing data', () => {
   async function legacyDatabase(rows: (db: ReturnType<typeof connectDatabase>) => Promise<void>) {
-    const db = connectDatabase(await createTestDatabase(), { max: 2 });
+    const db = connectDatabase(await createTestDatabase('t', { empty: true }), { max: 2 });
     await migrateSchema(db.root, 'identity', { '2026-11-21T1000-create-identity': identityMigrations['2026-11-21T1000-create-identity']! });
     await rows(db);
     return db;
