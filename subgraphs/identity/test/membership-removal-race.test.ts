@@ -6,13 +6,17 @@ import { spawnEntry, waitForOutput, type NodeProcess } from '../../../test/suppo
 /**
  * Two platform processes on one database (as with a process per core): this test's own, and `npm start`'s entry run
  * as an OS process of its own, so a principal change reaches it only as it reaches real processes. A removal is in
- * force in both when removeTeamMember returns: the member is added and removed 200 times, with reads in flight in both
+ * force in both when removeTeamMember returns: the member is added and removed 100 times, with reads in flight in both
  * processes while each removal commits, and each time 16 concurrent readers per process read the team's calls on
  * /traces right after the mutation returned — every one of them is refused. Before removals waited for every process
  * to acknowledge, the other process kept serving its cached principal for a few milliseconds after the mutation
  * returned (and as long as it was paused: the next test).
  */
-const TRIES = 200;
+/**
+ * 100 tries (3,200 reads right after a removal): 200 took 40–47 s of the suite's CPU; the paused-process test below
+ * pins the mechanism down deterministically.
+ */
+const TRIES = 100;
 const READERS_PER_PROCESS = 16;
 const RACING_READERS_PER_PROCESS = 4;
 
@@ -81,7 +85,7 @@ const setMember = (role: 'MEMBER' | null) =>
     .then(({ body }) => expect(body.errors).toBeUndefined());
 
 describe('removing a team member', () => {
-  it('is in force in every process when the mutation returns (200 tries, 16 readers in each of two processes)', async () => {
+  it('is in force in every process when the mutation returns (100 tries, 16 readers in each of two processes)', async () => {
     expect(await readCalls(second)).toBe(200);
     /** `count` concurrent reads in each process, started together. */
     const burst = (count: number) =>
