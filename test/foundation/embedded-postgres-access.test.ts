@@ -3,12 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../platform/logger.js';
-import { connectDatabase, createDatabase } from '../../platform/db/connection.js';
+import { createDatabase } from '../../platform/db/connection.js';
 import { freePort, loadEmbeddedPostgres, startEmbeddedPostgres } from '../../platform/db/embedded-postgres.js';
-import { migrateEvents } from '../../platform/events/index.js';
-import { SUBGRAPHS } from '../../subgraphs/index.js';
-import { migrateJobQueue } from '../../subgraphs/training/job/job-queue.js';
+import { migrateEverything } from '../support/template-database.js';
 
 /**
  * Who can connect to the embedded server. It used to be the superuser `postgres` with the fixed password
@@ -77,18 +74,6 @@ async function platformRole(url: string) {
          and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'`,
   );
   return { ...role, foreign: foreign.map((row) => row.object) };
-}
-
-/** Every schema the platform migrates, as a platform start does. */
-async function migrateEverything(url: string) {
-  const db = connectDatabase(url, { max: 2 });
-  try {
-    for (const module of SUBGRAPHS) await module.migrate(db);
-    await migrateEvents(db.root);
-    await migrateJobQueue(db.pool, createLogger({ level: 'silent' }));
-  } finally {
-    await db.close();
-  }
 }
 
 describe('embedded PostgreSQL access', () => {
