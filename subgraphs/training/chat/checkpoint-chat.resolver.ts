@@ -1,14 +1,27 @@
-import { Arg, Ctx, Mutation, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { requirePrincipal } from '../../../platform/auth/authorize.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import { JSONObjectScalar } from '../../../platform/graphql/scalars.js';
 import type { TrainingServices } from '../services.js';
 import { AT_REQUEST, TrainingChatCompletionInput } from './chat-completion.input.js';
 import { TrainingChatCompletion, toTrainingChatCompletion } from './chat-completion.type.js';
+import { TrainingServedModel } from './served-model.type.js';
 
 @Resolver()
 export class CheckpointChatResolver {
   constructor(private readonly services: TrainingServices) {}
+
+  @Query(() => TrainingServedModel, {
+    description:
+      'What createTrainingChatCompletion would answer `model` with, resolved as it resolves it from training\'s own checkpoints (current as soon as a job has SUCCEEDED): NOT_FOUND for a model, step or alias training does not have, FORBIDDEN outside the entity, BAD_USER_INPUT for an alias of no known form',
+  })
+  async trainingServedModel(
+    @Arg('model', () => String, { description: 'A base model or a checkpoint (wandb-artifact:///{entity}/{project}/{model}:step<N>|latest|<promoted alias>)' }) model: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<TrainingServedModel> {
+    const served = await this.services.chat.servedModel(requirePrincipal(context), model);
+    return Object.assign(new TrainingServedModel(), { model, ...served });
+  }
 
   @Mutation(() => TrainingChatCompletion, {
     description:

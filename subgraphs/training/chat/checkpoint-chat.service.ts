@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { isTeamMember } from '../../../platform/auth/principal.js';
+import { isTeamMember, type Principal } from '../../../platform/auth/principal.js';
 import { BadRequestError, ForbiddenError, NotFoundError, TrellisError } from '../../../platform/errors.js';
 import { DEFAULT_USAGE_PROJECT } from '../../../platform/model-access/limits.js';
 import { validateOrThrow } from '../../../platform/validation.js';
@@ -147,18 +147,8 @@ export class CheckpointChatService {
    * over a limit costs no adapter load.
    */
   private async prepare(exchange: CompletionExchange, request: ChatCompletionRequest): Promise<PreparedRequest> {
-    const principal = exchange.caller.principal;
-    const ref = parseCheckpointModelName(request.model);
-    if (ref !== null && 'invalidAlias' in ref) {
-      throw new BadRequestError(`Unknown checkpoint alias "${ref.invalidAlias}" (use latest, step<N> or a promoted alias)`, { param: 'model' });
-    }
-    if (ref === null) {
-      assertBaseModel(request.model);
-      await this.accounting.admit(exchange, { entity: principal.defaultEntity, project: DEFAULT_USAGE_PROJECT });
-    } else {
-      if (!isTeamMember(principal, ref.entity)) throw new ForbiddenError(`You are not a member of entity "${ref.entity}"`);
-      await this.accounting.admit(exchange, { entity: ref.entity, project: ref.project });
-    }
+    const ref = this.modelRef(exchange.caller.principal, request.model);
+    await this.accounting.admit(exchange, ref === null ? { entity: exchange.caller.principal.defaultEntity, project: DEFAULT_USAGE_PROJECT } : { entity: ref.entity, project: ref.project });
     const { baseModel, adapter } = ref === null ? { baseModel: request.model, adapter: null } : await this.resolveCheckpoint(ref, request.model);
     assertBaseModel(baseModel, request.model);
     const messages = request.messages.map((message, index) => ({ role: roleOf(message.role, index), content: textOf(message.content) }));
@@ -178,6 +168,34 @@ export class CheckpointChatService {
         ...(request.top_logprobs != null ? { top_logprobs: request.top_logprobs } : {}),
       },
     };
+  }
+
+  /**
+   * What a completion naming `model` would be answered by, resolved exactly as `prepare` resolves it (same errors:
+   * BAD_REQUEST for an unknown alias form, FORBIDDEN outside the entity, NOT_FOUND for a model, step or alias training
+   * does not have) but without admission or generation: so a caller about to ask (evaluateDataset) checks the name
+   * against training's own tables, which serve a checkpoint the moment its job succeeded.
+   */
+  async servedModel(principal: Principal, model: string): Promise<{ baseModel: string; checkpointStep: number | null }> {
+    const ref = this.modelRef(principal, model);
+    if (ref === null) return { baseModel: model, checkpointStep: null };
+    const { baseModel, step } = await this.resolveCheckpoint(ref, model);
+    assertBaseModel(baseModel, model);
+    return { baseModel, checkpointStep: step };
+  }
+
+  /** The checkpoint a model name refers to (null for a base model, checked to be one), once the caller may use it. */
+  private modelRef(principal: Principal, model: string): CheckpointRef | null {
+    const ref = parseCheckpointModelName(model);
+    if (ref !== null && 'invalidAlias' in ref) {
+      throw new BadRequestError(`Unknown checkpoint alias "${ref.invalidAlias}" (use latest, step<N> or a promoted alias)`, { param: 'model' });
+    }
+    if (ref === null) {
+      assertBaseModel(model);
+      return null;
+    }
+    if (!isTeamMember(principal, ref.entity)) throw new ForbiddenError(`You are not a member of entity "${ref.entity}"`);
+    return ref;
   }
 
   private async generate(prepared: PreparedRequest, signal: AbortSignal | undefined, onToken?: TokenListener): Promise<GenerationResult> {
@@ -201,16 +219,17 @@ export class CheckpointChatService {
     return this.pool;
   }
 
-  private async resolveCheckpoint(ref: CheckpointRef, model: string): Promise<{ baseModel: string; adapter: AdapterBytes | null }> {
+  /** The base model and adapter that serve the checkpoint, with the adapter's step (null: the base model alone). */
+  private async resolveCheckpoint(ref: CheckpointRef, model: string): Promise<{ baseModel: string; adapter: AdapterBytes | null; step: number | null }> {
     const trained = await this.store.modelByName(ref.entity, ref.project, ref.name);
     if (!trained) throw new NotFoundError(`The model "${model}" does not exist`, { param: 'model' });
     // Step 0 is the base model, before and after training: ART's get_step() is 0 for a new model, so its first
     // rollouts (and its integration test, after training) sample `…:step0`. Trained checkpoints start at step 1.
-    if (ref.step === 0) return { baseModel: trained.base_model, adapter: null };
+    if (ref.step === 0) return { baseModel: trained.base_model, adapter: null, step: null };
     const checkpoint = await this.store.checkpointWithAdapter(trained.id, ref.step);
     if (!checkpoint) {
       // A model that has not trained yet serves its base model for `latest`, as the hosted service does at step 0.
-      if (ref.step === 'latest') return { baseModel: trained.base_model, adapter: null };
+      if (ref.step === 'latest') return { baseModel: trained.base_model, adapter: null, step: null };
       if (typeof ref.step === 'object') throw new NotFoundError(`The model "${model}" has no checkpoint promoted to "${ref.step.alias}"`, { param: 'model' });
       throw new NotFoundError(`The model "${model}" has no checkpoint at step ${ref.step}`, { param: 'model' });
     }
@@ -220,6 +239,7 @@ export class CheckpointChatService {
     return {
       baseModel: trained.base_model,
       adapter: { id: checkpoint.id, adapterConfigJson: checkpoint.adapter_config, safetensorsBytes: checkpoint.adapter_weights },
+      step: checkpoint.step,
     };
   }
 }
