@@ -25,7 +25,8 @@ const CHECKPOINT_REF = /^wandb-artifact:\/\/\/([^/]+)\/([^/]+)\/([^/:]+):([A-Za-
 const PROMOTED_NAME = /^([A-Za-z0-9][A-Za-z0-9_.-]*)\/([A-Za-z0-9][A-Za-z0-9_.-]*)\/([A-Za-z0-9][A-Za-z0-9_.-]*):([A-Za-z][A-Za-z0-9_.-]{0,63})$/;
 
 const CATALOG_MODEL = `query EvaluatedCatalogModel($id: String!) { inferenceModel(id: $id) { id } }`;
-const CHECKPOINT = `query EvaluatedCheckpoint($entity: String!, $project: String!, $collection: String!, $version: String) {
+const TRAINING_CHECKPOINT = `query EvaluatedTrainingCheckpoint($model: String!) { trainingServedModel(model: $model) { baseModel } }`;
+const PROMOTED_CHECKPOINT = `query EvaluatedPromotedCheckpoint($entity: String!, $project: String!, $collection: String!, $version: String) {
   artifactVersionByName(entity: $entity, project: $project, collection: $collection, version: $version) { id type }
 }`;
 const CALLER_TEAMS = `query EvaluationCallerTeams { viewer { isAdmin teams { team } } }`;
@@ -52,7 +53,9 @@ export class EvaluatedModels {
 
   /**
    * The names the caller cannot be answered by, as issues at `["body", "models", i]`: a catalog id the caller may not
-   * use, or a checkpoint (promoted name or `wandb-artifact:///` ref) the registry has no model version for.
+   * use, a `wandb-artifact:///` ref training chat would not serve, or a promoted name the registry has no model
+   * version for. Each name is checked by the family that will answer it: training serves a checkpoint from its own
+   * tables the moment its job succeeded, while the registry's copy follows from an event moments later.
    */
   async unknown(models: readonly string[], caller: GraphCaller): Promise<ValidationIssue[]> {
     const issues: ValidationIssue[] = [];
@@ -92,20 +95,33 @@ export class EvaluatedModels {
 
   private async whyUnusable(model: string, caller: GraphCaller): Promise<string | null> {
     const checkpoint = CHECKPOINT_REF.exec(model);
-    if (checkpoint) return this.whyNoCheckpoint(model, checkpoint, caller);
+    if (checkpoint) return this.whyNotServedByTraining(model, checkpoint, caller);
     if (await this.found(() => this.graph.execute(CATALOG_MODEL, { id: model }, caller))) return null;
     const promoted = PROMOTED_NAME.exec(model);
-    if (promoted) return this.whyNoCheckpoint(model, promoted, caller);
+    if (promoted) return this.whyNoPromotedCheckpoint(model, promoted, caller);
     return `No catalog model ${model} that you may use`;
   }
 
-  private async whyNoCheckpoint(model: string, [, entity, project, collection, version]: RegExpExecArray, caller: GraphCaller): Promise<string | null> {
+  private async whyNotServedByTraining(model: string, [, entity, project, collection, version]: RegExpExecArray, caller: GraphCaller): Promise<string | null> {
+    try {
+      await this.graph.execute(TRAINING_CHECKPOINT, { model }, caller);
+      return null;
+    } catch (error) {
+      // Training's own words (which step or alias it lacks); BAD_REQUEST is an alias of no form training knows.
+      if (error instanceof TrellisError && ['NOT_FOUND', 'FORBIDDEN', 'BAD_REQUEST'].includes(error.code)) {
+        return `No training checkpoint ${model} that you can use (${collection}:${version} of ${entity}/${project}): ${error.message}`;
+      }
+      throw error;
+    }
+  }
+
+  private async whyNoPromotedCheckpoint(model: string, [, entity, project, collection, version]: RegExpExecArray, caller: GraphCaller): Promise<string | null> {
     let type: string | undefined;
     const found = await this.found(async () => {
-      const data = await this.graph.execute<{ artifactVersionByName: { type: string } | null }>(CHECKPOINT, { entity, project, collection, version }, caller);
+      const data = await this.graph.execute<{ artifactVersionByName: { type: string } | null }>(PROMOTED_CHECKPOINT, { entity, project, collection, version }, caller);
       type = data.artifactVersionByName?.type;
     });
-    return found && type === 'model' ? null : `No training checkpoint ${model} that you can read (${collection}:${version} is not a model version of ${entity}/${project})`;
+    return found && type === 'model' ? null : `No promoted checkpoint ${model} that you can read (${collection}:${version} is not a model version of ${entity}/${project})`;
   }
 
   /** Runs a lookup: false when the owning family answers NOT_FOUND or FORBIDDEN (the same to the caller), other errors thrown. */
