@@ -143,15 +143,7 @@ describe('from traces to a better model', () => {
     const step = checkpoints.body.data.at(-1).step as number;
     const checkpoint = `wandb-artifact:///${PROJECT_ID}/${MODEL}:step${step}`;
     console.log(`loop: SFT job SUCCEEDED, checkpoint step ${step} (${seconds()} s)`);
-    // evaluateDataset (and inference's `:production`) find checkpoints in the registry, whose copy of the checkpoint
-    // follows the job's end through the outbox (docs/training.md, "Checkpoints in the registry"): wait for it.
-    await eventually(async () => {
-      const data = await graphql(
-        `query($version: String!) { artifactVersionByName(entity: "${ENTITY}", project: "${PROJECT}", collection: "${MODEL}", version: $version) { type } }`,
-        { version: `step${step}` },
-      );
-      return data.artifactVersionByName?.type === 'model' ? true : undefined;
-    }, 20_000);
+    // Evaluated at once: evaluateDataset checks a wandb-artifact:/// ref with training, which serves it from now on.
 
     // 6. The platform evaluates base model and checkpoint on the held-out split (the rows v1 added) with the
     //    monitor's check — the answer equals the row's `expected` — and the comparison shows the gain.
