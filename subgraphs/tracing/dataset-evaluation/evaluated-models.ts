@@ -95,21 +95,21 @@ export class EvaluatedModels {
 
   private async whyUnusable(model: string, caller: GraphCaller): Promise<string | null> {
     const checkpoint = CHECKPOINT_REF.exec(model);
-    if (checkpoint) return this.whyNotServedByTraining(model, checkpoint, caller);
+    if (checkpoint) return this.whyNotServedByTraining(model, caller);
     if (await this.found(() => this.graph.execute(CATALOG_MODEL, { id: model }, caller))) return null;
     const promoted = PROMOTED_NAME.exec(model);
     if (promoted) return this.whyNoPromotedCheckpoint(model, promoted, caller);
     return `No catalog model ${model} that you may use`;
   }
 
-  private async whyNotServedByTraining(model: string, [, entity, project, collection, version]: RegExpExecArray, caller: GraphCaller): Promise<string | null> {
+  private async whyNotServedByTraining(model: string, caller: GraphCaller): Promise<string | null> {
     try {
       await this.graph.execute(TRAINING_CHECKPOINT, { model }, caller);
       return null;
     } catch (error) {
       // Training's own words (which step or alias it lacks); BAD_REQUEST is an alias of no form training knows.
       if (error instanceof TrellisError && ['NOT_FOUND', 'FORBIDDEN', 'BAD_REQUEST'].includes(error.code)) {
-        return `No training checkpoint ${model} that you can use (${collection}:${version} of ${entity}/${project}): ${error.message}`;
+        return `No training checkpoint that you can use: ${error.message}`;
       }
       throw error;
     }
