@@ -13,6 +13,8 @@ export interface TestPlatform extends RunningPlatform {
   graphql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<{ status: number; body: { data?: T; errors?: any } }>;
   /** fetch relative to the platform URL. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** A REST request as the admin (a JSON body when given); returns the status and the parsed JSON answer. */
+  rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Creates a user with an API key, optionally a member of teams with the given roles. */
   createUser(username: string, teams?: Record<string, TeamRole>): Promise<{ userId: string; key: string }>;
   identity: IdentityServices;
@@ -44,6 +46,14 @@ export async function startTestPlatform(
     adminKey: ADMIN_KEY,
     identity,
     fetch: fetchPath,
+    async rest(method, path, body) {
+      const response = await fetchPath(path, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    },
     async graphql(query, variables, key = ADMIN_KEY) {
       const response = await fetchPath('/graphql', {
         method: 'POST',

@@ -26,21 +26,12 @@ const registryHeldBack: SubgraphModule<any> = (() => {
   return { ...registry, start: (dependencies, options) => registry.start(dependencies, { ...options, workers: false }) };
 })();
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await platform.fetch(path, {
-    method,
-    headers: { authorization: `Bearer ${platform.adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
 beforeAll(async () => {
   platform = await startTestPlatform({ subgraphs: SUBGRAPHS.map((subgraph) => (subgraph.name === 'registry' ? registryHeldBack : subgraph)) });
   await ok(platform, `mutation { createProject(entity: "${ENTITY}", name: "${PROJECT}") { fullName } }`);
   // A one-row dataset to evaluate, from a traced call.
   const now = new Date().toISOString();
-  const upserted = await rest('POST', '/traces/call/upsert_batch', {
+  const upserted = await platform.rest('POST', '/traces/call/upsert_batch', {
     batch: [
       { mode: 'start', req: { start: { project_id: P, id: 'q-0', op_name: 'ask', started_at: now, attributes: {}, inputs: { question: PROMPT } } } },
       { mode: 'end', req: { end: { project_id: P, id: 'q-0', ended_at: now, output: 'Paris', summary: {} } } },
@@ -51,20 +42,20 @@ beforeAll(async () => {
     input: { projectId: P, dataset: 'capitals', callIds: ['q-0'], columns: [{ name: 'question', source: 'inputs.question' }, { name: 'expected', source: 'output' }] },
   });
   // A checkpoint: one SFT job on a small artifact saves its last step.
-  const created = await rest('POST', '/training/v1/preview/models', { project: PROJECT, name: MODEL, base_model: 'trellis-tiny' });
+  const created = await platform.rest('POST', '/training/v1/preview/models', { project: PROJECT, name: MODEL, base_model: 'trellis-tiny' });
   const lines = ['Paris', 'Rome'].map((city) => JSON.stringify({ messages: [{ role: 'user', content: PROMPT }, { role: 'assistant', content: city }] }));
-  const upload = await rest('POST', `/registry/v1/artifacts/${P}/sft-data`, {
+  const upload = await platform.rest('POST', `/registry/v1/artifacts/${P}/sft-data`, {
     files: [{ path: 'train.jsonl', content_base64: Buffer.from(`${lines.join('\n')}\n`).toString('base64') }],
   });
   expect(upload.status).toBe(200);
-  const submitted = await rest('POST', '/training/v1/preview/sft-training-jobs', {
+  const submitted = await platform.rest('POST', '/training/v1/preview/sft-training-jobs', {
     model_id: created.body.id,
     training_data_url: `wandb-artifact:///${P}/sft-data:v0`,
     config: { batch_size: 2, learning_rate: 0.05 },
   });
   expect(submitted.status).toBe(200);
   const status = await eventually(async () => {
-    const read = await rest('GET', `/training/v1/preview/training-jobs/${submitted.body.id}`);
+    const read = await platform.rest('GET', `/training/v1/preview/training-jobs/${submitted.body.id}`);
     return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(read.body.status) ? read.body.status : undefined;
   }, 120_000);
   expect(status).toBe('SUCCEEDED');

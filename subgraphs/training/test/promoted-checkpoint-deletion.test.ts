@@ -16,7 +16,7 @@ const PROMPT = [{ role: 'user' as const, content: 'Name a capital.' }];
 beforeAll(async () => {
   platform = await startTestPlatform({ env: TEST_ENV });
   const lines = ['Paris', 'Rome', 'Oslo', 'Lima'].map((city) => JSON.stringify({ messages: [...PROMPT, { role: 'assistant', content: city }] }));
-  const upload = await rest('POST', '/registry/v1/artifacts/trellis/demote/capitals', {
+  const upload = await platform.rest('POST', '/registry/v1/artifacts/trellis/demote/capitals', {
     files: [{ path: 'train.jsonl', content_base64: Buffer.from(`${lines.join('\n')}\n`).toString('base64') }],
   });
   expect(upload.status).toBe(200);
@@ -26,27 +26,18 @@ afterAll(async () => {
   await platform?.close();
 });
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await platform.fetch(path, {
-    method,
-    headers: { authorization: `Bearer ${platform.adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
 /** A model with one trained checkpoint promoted to `production`, served by inference; its id and step. */
 async function promotedModel(name: string): Promise<{ modelId: string; step: number }> {
-  const created = await rest('POST', '/training/v1/preview/models', { project: 'demote', name, base_model: 'trellis-tiny' });
+  const created = await platform.rest('POST', '/training/v1/preview/models', { project: 'demote', name, base_model: 'trellis-tiny' });
   expect(created.status).toBe(200);
   const modelId = created.body.id as string;
-  const submitted = await rest('POST', '/training/v1/preview/sft-training-jobs', {
+  const submitted = await platform.rest('POST', '/training/v1/preview/sft-training-jobs', {
     model_id: modelId,
     training_data_url: 'wandb-artifact:///trellis/demote/capitals:v0',
     config: { batch_size: 2, learning_rate: 0.05 },
   });
   expect(submitted.status).toBe(200);
-  await eventually(async () => ((await rest('GET', `/training/v1/preview/training-jobs/${submitted.body.id}`)).body.status === 'SUCCEEDED' ? true : undefined), 120_000);
+  await eventually(async () => ((await platform.rest('GET', `/training/v1/preview/training-jobs/${submitted.body.id}`)).body.status === 'SUCCEEDED' ? true : undefined), 120_000);
   const data = await ok(platform, `query($id: ID!) { trainingModel(id: $id) { checkpoints { nodes { step } } } }`, { id: modelId });
   const step = data.trainingModel.checkpoints.nodes[0].step as number;
   await ok(platform, `mutation($id: ID!, $input: TrainingCheckpointPromoteInput!) { promoteTrainingCheckpoint(modelId: $id, input: $input) { step } }`, {
@@ -94,7 +85,7 @@ async function registryVersion(collection: string, version: string): Promise<unk
 describe('deleting a promoted checkpoint', () => {
   it('ART DELETE /training/v1/preview/models/{id}/checkpoints: inference stops serving {entity}/{project}/{model}:production', async () => {
     const { modelId, step } = await promotedModel('demote-checkpoint');
-    const deleted = await rest('DELETE', `/training/v1/preview/models/${modelId}/checkpoints`, { steps: [step] });
+    const deleted = await platform.rest('DELETE', `/training/v1/preview/models/${modelId}/checkpoints`, { steps: [step] });
     expect(deleted.status).toBe(200);
     const error = await notFound('trellis/demote/demote-checkpoint:production');
     expect(error.error).toMatchObject({ type: expect.any(String), message: expect.stringContaining('demote-checkpoint:production') });
@@ -102,7 +93,7 @@ describe('deleting a promoted checkpoint', () => {
     for (const alias of [`step${step}`, 'latest', 'v0']) await notFound(`trellis/demote/demote-checkpoint:${alias}`);
     expect(await registryVersion('demote-checkpoint', `step${step}`)).toBeNull();
     // Training's name for it is gone too.
-    const training = await rest('POST', '/training/v1/chat/completions', { model: 'wandb-artifact:///trellis/demote/demote-checkpoint:production', messages: PROMPT });
+    const training = await platform.rest('POST', '/training/v1/chat/completions', { model: 'wandb-artifact:///trellis/demote/demote-checkpoint:production', messages: PROMPT });
     expect(training.status).toBe(404);
   }, 180_000);
 

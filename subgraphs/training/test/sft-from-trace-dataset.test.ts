@@ -44,15 +44,6 @@ afterAll(async () => {
 const EXPORT = `mutation($input: TraceDatasetSftExportInput!) { exportTraceDatasetToSft(input: $input) { trainingDataUrl artifact artifactVersion lineCount datasetRef } }`;
 const FINE_TUNE = `mutation($input: SftTrainingJobFromDatasetInput!) { createSftTrainingJobFromDataset(input: $input) { id status } }`;
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await platform.fetch(path, {
-    method,
-    headers: { authorization: `Bearer ${platform.adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
 describe('fine-tuning from a dataset built from traces', () => {
   it('refuses a dataset it cannot export, creating no artifact and no job', async () => {
     const missing = await platform.graphql(EXPORT, { input: { project: 'loop', dataset: 'capitals', completionColumn: 'nope' } });
@@ -60,12 +51,12 @@ describe('fine-tuning from a dataset built from traces', () => {
     expect(missing.body.errors[0].extensions.issues[0]).toEqual({ loc: ['input', 'completionColumn'], msg: 'Row 0 has no text in column "nope"', type: 'value_error' });
     const unknown = await platform.graphql(EXPORT, { input: { project: 'loop', dataset: 'no-such-dataset' } });
     expect(unknown.body.errors?.[0]?.extensions?.issues?.[0]?.loc).toEqual(['input', 'dataset']);
-    const model = await rest('POST', '/training/v1/preview/models', { project: 'loop', name: 'refused', base_model: 'trellis-tiny' });
+    const model = await platform.rest('POST', '/training/v1/preview/models', { project: 'loop', name: 'refused', base_model: 'trellis-tiny' });
     const job = await platform.graphql(FINE_TUNE, { input: { modelId: model.body.id, dataset: { project: 'loop', dataset: 'capitals', promptColumn: 'nope' } } });
     expect(job.body.errors?.[0]?.extensions?.issues?.[0]?.loc).toEqual(['input', 'dataset', 'promptColumn']);
     const registry = await ok(platform, `{ project(entity: "trellis", name: "loop") { artifactCollections { nodes { name } } } }`);
     expect(registry.project.artifactCollections.nodes).toEqual([]);
-    expect((await rest('GET', `/training/v1/preview/models/${model.body.id}/training-jobs`)).body.data).toEqual([]);
+    expect((await platform.rest('GET', `/training/v1/preview/models/${model.body.id}/training-jobs`)).body.data).toEqual([]);
   });
 
   it('exports chat JSONL, trains on it, and serves the checkpoint through training chat and, promoted, inference', async () => {
@@ -83,24 +74,24 @@ describe('fine-tuning from a dataset built from traces', () => {
       ]),
     );
 
-    const model = await rest('POST', '/training/v1/preview/models', { project: 'loop', name: 'capital-tuned', base_model: 'trellis-tiny' });
+    const model = await platform.rest('POST', '/training/v1/preview/models', { project: 'loop', name: 'capital-tuned', base_model: 'trellis-tiny' });
     const started = await ok(platform, FINE_TUNE, {
       input: { modelId: model.body.id, dataset: { project: 'loop', dataset: 'capitals', systemPrompt: 'Answer with one word.' }, config: { batchSize: 2, learningRate: 0.05 } },
     });
     const jobId = started.createSftTrainingJobFromDataset.id;
     const job = await eventually(async () => {
-      const read = await rest('GET', `/training/v1/preview/training-jobs/${jobId}`);
+      const read = await platform.rest('GET', `/training/v1/preview/training-jobs/${jobId}`);
       return ['SUCCEEDED', 'FAILED'].includes(read.body.status) ? read.body : undefined;
     }, 120_000);
     expect(job).toMatchObject({ kind: 'SFT', status: 'SUCCEEDED' });
     // It trained on a second export of the dataset: v1 of the artifact, the same four lines.
     const exports = await ok(platform, `{ v1: artifactVersionByName(entity: "trellis", project: "loop", collection: "capitals-sft", version: "v1") { file(path: "train.jsonl") { contentBase64 } } }`);
     expect(exports.v1.file.contentBase64).toBe(file.artifactVersionByName.file.contentBase64);
-    const checkpoints = await rest('GET', `/training/v1/preview/models/${model.body.id}/checkpoints`);
+    const checkpoints = await platform.rest('GET', `/training/v1/preview/models/${model.body.id}/checkpoints`);
     const step = checkpoints.body.data.at(-1).step as number;
 
     const params = { messages: [{ role: 'user' as const, content: PROMPT }], max_tokens: 4, temperature: 0, seed: 3, logprobs: true };
-    const training = async (name: string) => (await rest('POST', '/training/v1/chat/completions', { model: name, ...params })).body.choices[0];
+    const training = async (name: string) => (await platform.rest('POST', '/training/v1/chat/completions', { model: name, ...params })).body.choices[0];
     const base = await training('trellis-tiny');
     const tuned = await training(`wandb-artifact:///trellis/loop/capital-tuned:step${step}`);
     expect(tuned.logprobs.content[0].logprob).not.toBeCloseTo(base.logprobs.content[0].logprob, 4);

@@ -18,18 +18,9 @@ let modelId: string;
 const SERVED = `query($model: String!) { trainingServedModel(model: $model) { model baseModel checkpointStep } }`;
 const served = (model: string, key?: string) => platform.graphql(SERVED, { model }, key);
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await platform.fetch(path, {
-    method,
-    headers: { authorization: `Bearer ${platform.adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
 beforeAll(async () => {
   platform = await startTestPlatform();
-  modelId = (await rest('POST', '/training/v1/preview/models', { project: PROJECT, name: MODEL, base_model: 'trellis-tiny' })).body.id;
+  modelId = (await platform.rest('POST', '/training/v1/preview/models', { project: PROJECT, name: MODEL, base_model: 'trellis-tiny' })).body.id;
 }, 60_000);
 
 afterAll(async () => {
@@ -46,17 +37,17 @@ describe('trainingServedModel', () => {
 
   it('names the checkpoint for step<N>, latest and a promoted alias once a job succeeded', async () => {
     const lines = ['Paris', 'Rome'].map((city) => JSON.stringify({ messages: [{ role: 'user', content: PROMPT }, { role: 'assistant', content: city }] }));
-    const upload = await rest('POST', `/registry/v1/artifacts/trellis/${PROJECT}/sft-data`, {
+    const upload = await platform.rest('POST', `/registry/v1/artifacts/trellis/${PROJECT}/sft-data`, {
       files: [{ path: 'train.jsonl', content_base64: Buffer.from(`${lines.join('\n')}\n`).toString('base64') }],
     });
     expect(upload.status).toBe(200);
-    const submitted = await rest('POST', '/training/v1/preview/sft-training-jobs', {
+    const submitted = await platform.rest('POST', '/training/v1/preview/sft-training-jobs', {
       model_id: modelId,
       training_data_url: `wandb-artifact:///trellis/${PROJECT}/sft-data:v0`,
       config: { batch_size: 2, learning_rate: 0.05 },
     });
     expect(submitted.status).toBe(200);
-    await eventually(async () => ((await rest('GET', `/training/v1/preview/training-jobs/${submitted.body.id}`)).body.status === 'SUCCEEDED' ? true : undefined), 120_000);
+    await eventually(async () => ((await platform.rest('GET', `/training/v1/preview/training-jobs/${submitted.body.id}`)).body.status === 'SUCCEEDED' ? true : undefined), 120_000);
     const step = (await ok(platform, `query($id: ID!) { trainingModel(id: $id) { checkpoints(order: DESC, first: 1) { nodes { step } } } }`, { id: modelId }))
       .trainingModel.checkpoints.nodes[0].step as number;
     await ok(platform, `mutation($id: ID!) { promoteTrainingCheckpoint(modelId: $id, input: { step: ${step}, alias: "production" }) { aliases } }`, { id: modelId });

@@ -122,7 +122,7 @@ describe('from traces to a better model', () => {
     expect(withHeldOut).toMatchObject({ version: 'v1', rowCount: TRAINING_WORDS + HELD_OUT_WORDS });
 
     // 5. Fine-tune trellis-tiny on the training dataset (exported as chat JSONL by the same mutation).
-    const model = await rest('POST', '/training/v1/preview/models', { project: PROJECT, name: MODEL, base_model: 'trellis-tiny' });
+    const model = await platform.rest('POST', '/training/v1/preview/models', { project: PROJECT, name: MODEL, base_model: 'trellis-tiny' });
     expect(model.status).toBe(200);
     const job = await graphql<{ createSftTrainingJobFromDataset: { id: string } }>(
       `mutation($input: SftTrainingJobFromDatasetInput!) { createSftTrainingJobFromDataset(input: $input) { id status } }`,
@@ -135,11 +135,11 @@ describe('from traces to a better model', () => {
       },
     );
     const ended = await eventually(async () => {
-      const read = await rest('GET', `/training/v1/preview/training-jobs/${job.createSftTrainingJobFromDataset.id}`);
+      const read = await platform.rest('GET', `/training/v1/preview/training-jobs/${job.createSftTrainingJobFromDataset.id}`);
       return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(read.body.status) ? read.body : undefined;
     }, 120_000);
     expect(ended).toMatchObject({ status: 'SUCCEEDED' });
-    const checkpoints = await rest('GET', `/training/v1/preview/models/${model.body.id}/checkpoints`);
+    const checkpoints = await platform.rest('GET', `/training/v1/preview/models/${model.body.id}/checkpoints`);
     const step = checkpoints.body.data.at(-1).step as number;
     const checkpoint = `wandb-artifact:///${PROJECT_ID}/${MODEL}:step${step}`;
     console.log(`loop: SFT job SUCCEEDED, checkpoint step ${step} (${seconds()} s)`);
@@ -200,7 +200,7 @@ describe('from traces to a better model', () => {
     // 8. The next production call: a held-out question the base model got wrong (scored 0 above), now answered
     //    by the checkpoint — the same text training chat's `:step<N>` gives — and scored 1 by the same monitor.
     const retried = heldOut.map(inWords).find((q) => q.expected === 'four')!;
-    const fromCheckpoint = await rest('POST', '/training/v1/chat/completions', { model: checkpoint, messages: [{ role: 'user', content: retried.prompt }], ...ASK });
+    const fromCheckpoint = await platform.rest('POST', '/training/v1/chat/completions', { model: checkpoint, messages: [{ role: 'user', content: retried.prompt }], ...ASK });
     const served = await eventually(async () => {
       try {
         return await openai.chat.completions.create({ model: PRODUCTION, messages: [{ role: 'user', content: retried.prompt }], metadata: { expected: retried.expected }, ...ASK });
@@ -263,15 +263,6 @@ async function graphql<T = any>(query: string, variables?: Record<string, unknow
   return body.data as T;
 }
 
-async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await platform.fetch(path, {
-    method,
-    headers: { authorization: `Bearer ${platform.adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: await response.json() };
-}
-
 async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -296,7 +287,7 @@ async function monitorStats(id: string): Promise<MonitorStats> {
 
 /** The monitor's scores by call id, read back as Weave feedback (`wandb.runnable.<monitor>`) over REST. */
 async function monitorScores(): Promise<Map<string, number>> {
-  const response = await rest('POST', '/traces/feedback/query', {
+  const response = await platform.rest('POST', '/traces/feedback/query', {
     project_id: PROJECT_ID,
     query: { $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: `wandb.runnable.${MONITOR}` }] } },
     limit: 10_000,
