@@ -18,16 +18,12 @@
  * most of the monitor's recording happens. The ratios printed are monitored / unmonitored: throughput (calls/s,
  * over the load alone), platform CPU per call, and platform + PostgreSQL CPU per call.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { Pool as HttpPool } from 'undici';
 import { uuidv7 } from 'uuidv7';
-import { createDatabase } from '../platform/db/connection.js';
-import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 import { fmt, runLoad, type LoadResult } from './load.js';
 import { readProcessTree, usedBetween } from './process-cpu.js';
-import { startService, waitUntilOk, type Service } from './support.js';
+import { startBenchPlatform, type BenchPlatform } from './support.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -61,28 +57,13 @@ interface Measured {
 }
 
 async function main() {
-  const tmp = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-monitors-'));
-  let embedded: RunningPostgres | undefined;
-  let platform: Service | undefined;
+  let bench: BenchPlatform | undefined;
   try {
-    let serverUrl = process.env.DATABASE_URL;
-    if (!serverUrl) {
-      embedded = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
-      serverUrl = embedded.url;
-    }
-    const databaseUrl = await createDatabase(serverUrl, `trellis_bench_monitors_${Date.now()}`);
-    const port = await freePort();
-    platform = startService('server/main.js', [], {
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      TRELLIS_BOOTSTRAP_API_KEY: KEY,
-      TRELLIS_DATA_DIR: path.join(tmp, 'data'),
-      // The embedded model is not needed: a built-in check asks no model.
-      TRELLIS_EMBEDDED_MODEL: 'off',
-    });
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitUntilOk(`${baseUrl}/healthz`);
+    // The embedded model is not needed: a built-in check asks no model.
+    bench = await startBenchPlatform('monitors', KEY, { TRELLIS_EMBEDDED_MODEL: 'off' });
+    const platform = bench.service;
+    const embedded = bench.postgres;
+    const baseUrl = bench.url;
     const http = new HttpPool(baseUrl, { connections: 64, pipelining: 1 });
     const request = async (method: string, route: string, body: unknown, authorization = AUTH) => {
       const response = await http.request({ method, path: route, headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify(body) });
@@ -173,7 +154,7 @@ async function main() {
     ];
 
     const measure = async (project: string, load: (typeof loads)[number]): Promise<Measured> => {
-      const before = readProcessTree(platform!.child.pid!);
+      const before = readProcessTree(platform.child.pid!);
       const pgBefore = postgresCpu();
       const result: LoadResult = await runLoad(`${load.title} ${project}`, { concurrency: load.concurrency, seconds: SECONDS, unitsPerTask: load.unitsPerTask }, () => load.task(project));
       const drainStarted = Date.now();
@@ -183,7 +164,7 @@ async function main() {
         behind = await drained();
       }
       const drainSeconds = (Date.now() - drainStarted) / 1000;
-      const after = readProcessTree(platform!.child.pid!);
+      const after = readProcessTree(platform.child.pid!);
       const pgAfter = postgresCpu();
       return {
         calls: result.operations,
@@ -245,9 +226,7 @@ async function main() {
     console.log(`\nmonitor looked at ${await looked()} calls (every monitored call that ended)`);
     await http.close();
   } finally {
-    await platform?.stop();
-    await embedded?.stop();
-    await rm(tmp, { recursive: true, force: true });
+    await bench?.close();
   }
 }
 

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createDatabase } from '../platform/db/connection.js';
+import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
 
 /** Shared helpers of the benchmark scripts (compiled to dist/bench, run with plain node). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -67,4 +70,53 @@ export async function rssMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
+}
+
+/** A platform process for a bench: its own database, and embedded PostgreSQL unless DATABASE_URL names a server. */
+export interface BenchPlatform {
+  url: string;
+  databaseUrl: string;
+  service: Service;
+  /** The PostgreSQL the bench started itself (its processes' CPU can be read); undefined with DATABASE_URL. */
+  postgres: RunningPostgres | undefined;
+  /** Stops the platform, then PostgreSQL, and removes the temporary directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * `server/main.js` on a fresh database named `trellis_bench_<name>_<time>`, with `key` as its bootstrap admin key and
+ * `env` added, answering /healthz. Whatever started is stopped again when start-up fails.
+ */
+export async function startBenchPlatform(name: string, key: string, env: Record<string, string> = {}): Promise<BenchPlatform> {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), `trellis-bench-${name}-`));
+  let postgres: RunningPostgres | undefined;
+  let service: Service | undefined;
+  const close = async () => {
+    await service?.stop();
+    await postgres?.stop();
+    await rm(tmp, { recursive: true, force: true });
+  };
+  try {
+    let serverUrl = process.env.DATABASE_URL;
+    if (!serverUrl) {
+      postgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
+      serverUrl = postgres.url;
+    }
+    const databaseUrl = await createDatabase(serverUrl, `trellis_bench_${name}_${Date.now()}`);
+    const port = await freePort();
+    service = startService('server/main.js', [], {
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TRELLIS_BOOTSTRAP_API_KEY: key,
+      TRELLIS_DATA_DIR: path.join(tmp, 'data'),
+      ...env,
+    });
+    const url = `http://127.0.0.1:${port}`;
+    await waitUntilOk(`${url}/healthz`);
+    return { url, databaseUrl, service, postgres, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -17,18 +17,16 @@
  * number in one call). Then VACUUM ANALYZE, as autovacuum would, and the plan of a search page as the store builds it.
  * Needs Debian's Chromium (`/usr/bin/chromium`, or CHROMIUM_PATH) and the dashboard built into dist/dashboard.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import { chromium, type Page } from 'playwright-core';
-import { createDatabase } from '../platform/db/connection.js';
 import { compileCallSearch } from '../subgraphs/tracing/call/call-search.js';
 import { callStore } from '../subgraphs/tracing/call/call.store.js';
 import type { TracingDatabase } from '../subgraphs/tracing/db/database.js';
-import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../platform/db/embedded-postgres.js';
-import { fmt, REPO_ROOT, startService, summarize, waitUntilOk, type Service } from './support.js';
+import { fmt, REPO_ROOT, startBenchPlatform, summarize, type BenchPlatform } from './support.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -62,27 +60,11 @@ const CALLS_PAGE = `query TracesTable($filter: CallFilter, $sortBy: [CallSortInp
 const CALLS_COUNT = `query TracesCount($filter: CallFilter) { project(entity: "trellis", name: "table") { callCount(filter: $filter) } }`;
 
 async function main() {
-  const tmp = await mkdtemp(path.join(os.tmpdir(), 'trellis-bench-table-'));
-  let embedded: RunningPostgres | undefined;
-  let platform: Service | undefined;
+  let bench: BenchPlatform | undefined;
   let db: pg.Pool | undefined;
   try {
-    let serverUrl = process.env.DATABASE_URL;
-    if (!serverUrl) {
-      embedded = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
-      serverUrl = embedded.url;
-    }
-    const databaseUrl = await createDatabase(serverUrl, `trellis_bench_table_${Date.now()}`);
-    const port = await freePort();
-    platform = startService('server/main.js', [], {
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      TRELLIS_BOOTSTRAP_API_KEY: KEY,
-      TRELLIS_DATA_DIR: path.join(tmp, 'data'),
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntilOk(`${base}/healthz`);
+    bench = await startBenchPlatform('table', KEY);
+    const { databaseUrl, url: base } = bench;
     db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     console.log(`Traces table benchmark — Node ${process.version}, ${os.cpus().length} CPUs, ${CALLS.toLocaleString('en')} calls, ${ROUNDS} rounds per case`);
 
@@ -183,9 +165,7 @@ async function main() {
     console.log(`\nload average (1, 5, 15 min): ${os.loadavg().map((load) => load.toFixed(2)).join(', ')}`);
   } finally {
     await db?.end().catch(() => undefined);
-    await platform?.stop();
-    await embedded?.stop();
-    await rm(tmp, { recursive: true, force: true });
+    await bench?.close();
   }
 }
 
