@@ -201,12 +201,12 @@ export class EvaluationRunner implements BackgroundWorker {
     }
   }
 
-  /** The model's answer; a busy or briefly unreachable model (UNAVAILABLE, rate limited) is asked again. */
   /**
    * A graph operation for the run, tried again while it fails for the platform's sake rather than the model's: a busy
    * or briefly unreachable model (UNAVAILABLE, rate limited) or the graph itself failing (an error that is not a
-   * family's answer — e.g. the gateway already stopped while this process shuts down, before its workers are stopped:
-   * the retry then ends in Interrupted rather than in a failed example). Anything else is thrown at once.
+   * family's answer, e.g. a subgraph service that cannot be reached). A run stopped meanwhile ends in Interrupted
+   * rather than in a failed example (the platform stops its workers before its gateway). Anything else is thrown at
+   * once.
    */
   private async retrying<T>(operation: () => Promise<T>, caller: GraphCaller): Promise<T> {
     for (let attempt = 1; ; attempt++) {
