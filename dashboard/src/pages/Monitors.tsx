@@ -10,14 +10,12 @@ import {
   MonitorsPauseDocument,
   MonitorsResumeDocument,
   type MonitorsBackfillMutation,
-  type MonitorsListQuery,
 } from '../graphql/generated';
-import { MonitorForm } from './monitors/MonitorForm';
+import { MonitorForm, type Monitor } from './monitors/MonitorForm';
 import { MonitorScoresChart } from './monitors/MonitorScoresChart';
 import { describeScorer, formatScore } from './monitors/monitor-format';
 import './monitors/monitors.css';
 
-type Monitor = NonNullable<MonitorsListQuery['project']>['monitors'][number];
 type Backfill = MonitorsBackfillMutation['backfillMonitor'];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
