@@ -1,5 +1,6 @@
 import { TrellisError, type ValidationIssue } from '../../../platform/errors.js';
 import type { GraphCaller, PlatformGraph } from '../../../platform/graphql/platform-graph.js';
+import { isActingMember } from '../acting-member.js';
 
 /** One message of a prompt, as OpenAI clients write it (role in lower case). */
 export interface PromptMessage {
@@ -29,7 +30,6 @@ const TRAINING_CHECKPOINT = `query EvaluatedTrainingCheckpoint($model: String!) 
 const PROMOTED_CHECKPOINT = `query EvaluatedPromotedCheckpoint($entity: String!, $project: String!, $collection: String!, $version: String) {
   artifactVersionByName(entity: $entity, project: $project, collection: $collection, version: $version) { id type }
 }`;
-const CALLER_TEAMS = `query EvaluationCallerTeams { viewer { isAdmin teams { team } } }`;
 const INFERENCE_COMPLETION = `mutation EvaluatedInferenceCompletion($request: ChatCompletionRequestInput!) {
   answer: createChatCompletion(request: $request) { choices { message { content } } usage { promptTokens completionTokens } }
 }`;
@@ -89,8 +89,7 @@ export class EvaluatedModels {
    * are, not as their request's principal had them): a run acts for its caller only while they are a member.
    */
   async callerStillMember(entity: string, caller: GraphCaller): Promise<boolean> {
-    const { viewer } = await this.graph.execute<{ viewer: { isAdmin: boolean; teams: { team: string }[] } | null }>(CALLER_TEAMS, {}, caller);
-    return !!viewer && (viewer.isAdmin || viewer.teams.some((membership) => membership.team === entity));
+    return isActingMember(this.graph, caller, entity);
   }
 
   private async whyUnusable(model: string, caller: GraphCaller): Promise<string | null> {

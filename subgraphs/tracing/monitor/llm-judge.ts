@@ -1,6 +1,7 @@
 import type { Principal } from '../../../platform/auth/principal.js';
 import { ForbiddenError, TrellisError } from '../../../platform/errors.js';
 import type { PlatformGraph } from '../../../platform/graphql/platform-graph.js';
+import { isActingMember } from '../acting-member.js';
 import type { MonitorDefinition } from './monitor-definition.js';
 import { callFieldValue, textOf, type MonitoredCall } from './monitored-call.js';
 import type { MonitorScorer } from './monitor.schemas.js';
@@ -51,9 +52,6 @@ const COMPLETION = `mutation MonitorJudge($request: ChatCompletionRequestInput!)
   createChatCompletion(request: $request) { choices { message { content } } usage { promptTokens completionTokens } }
 }`;
 
-/** The creator's teams now (identity reads them from its tables, not from the principal the judge builds). */
-const CREATOR_TEAMS = `query MonitorJudgeCreator { viewer { isAdmin teams { team } } }`;
-
 interface CompletionResult {
   createChatCompletion: { choices: { message: { content: string | null } }[]; usage: { promptTokens: number; completionTokens: number } | null };
 }
@@ -82,8 +80,7 @@ export class GraphJudge implements ModelJudge {
       registryAdmin: [],
     };
     const caller = { principal, requestId: `monitor-${monitor.id}` };
-    const { viewer } = await this.graph.execute<{ viewer: { isAdmin: boolean; teams: { team: string }[] } | null }>(CREATOR_TEAMS, {}, caller);
-    if (!viewer || !(viewer.isAdmin || viewer.teams.some((membership) => membership.team === entity))) {
+    if (!(await isActingMember(this.graph, caller, entity))) {
       throw new ForbiddenError(`the monitor's creator is no longer a member of ${entity}: the judge asks no model for them`);
     }
     const scorer = monitor.scorer;
