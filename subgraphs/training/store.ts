@@ -324,7 +324,7 @@ export class TrainingStore {
       .executeTakeFirst();
   }
 
-  /** The model's checkpoint at `step` (id only), read in the caller's transaction. */
+  /** The model's checkpoint at `step` (without its adapter), read in the caller's transaction. */
   async checkpointAtStep(trx: TrainingDb, modelId: string, step: number): Promise<CheckpointRow | undefined> {
     return trx
       .selectFrom('checkpoints')
