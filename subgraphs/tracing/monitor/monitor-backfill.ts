@@ -40,7 +40,7 @@ export async function backfillMonitor(db: Kysely<TracingDatabase>, judge: ModelJ
     if (page.length === 0) return result;
     const pairs = await scoreCalls(db, [monitor], page, judge);
     const counts = await db.transaction().execute(async (trx) => {
-      const recorded = await recordScores(trx, pairs);
+      const recorded = await recordScores(trx, [monitor], pairs);
       await checkThresholds(trx, [monitor]);
       return recorded;
     });

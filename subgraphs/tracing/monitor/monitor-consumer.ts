@@ -70,7 +70,7 @@ export class MonitorConsumer extends PlatformEventConsumer {
       // Only the calls of the events this transaction claimed: pairs of events another process applied meanwhile
       // were scored here with the monitors as they are now (one resumed since would score calls ended while paused).
       const claimed = callsOf(fresh);
-      await recordScores(trx, pairs.filter((pair) => claimed.get(pair.projectId)?.has(pair.result.call_id)));
+      await recordScores(trx, monitors, pairs.filter((pair) => claimed.get(pair.projectId)?.has(pair.result.call_id)));
       await checkThresholds(trx, monitors);
     });
   }

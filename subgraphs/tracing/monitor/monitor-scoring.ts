@@ -3,6 +3,7 @@ import type { TracingDatabase } from '../db/database.js';
 import { feedbackRowOf, PRIMARY_RATING } from '../feedback/feedback.service.js';
 import type { FeedbackRow } from '../feedback/feedback.store.js';
 import { callRef } from '../refs.js';
+import { uuidv7 } from 'uuidv7';
 import { compileCheck, type ScoreOutcome } from './built-in-checks.js';
 import { isSampled, matchesFilter } from './call-selection.js';
 import { isTransientJudgeError, judgeScale, parseJudgeAnswer, renderPrompt, type ModelJudge } from './llm-judge.js';
@@ -20,12 +21,12 @@ export interface ScoringCounts {
   failed: number;
 }
 
-/** What a monitor made of a call, ready to record: the result, and the score's feedback when it scored. */
+/** What a monitor made of a call, ready to record: the result, and the id its score's feedback gets when it scored. */
 export interface ScoredPair {
   /** The call's project (a call id is unique within its project only). */
   projectId: string;
   result: MonitorResultRow;
-  feedback: FeedbackRow | null;
+  feedbackId: string | null;
 }
 
 /**
@@ -64,18 +65,15 @@ export async function scoreCalls(
       if (!matchesFilter(monitor.filter, call) || recorded.has(resultKey(monitor.id, call.id))) continue;
       const base = { monitor_id: monitor.id, call_id: call.id, prompt_tokens: null, completion_tokens: null };
       if (!isSampled(monitor.id, call.id, monitor.samplingRate)) {
-        pairs.push({ projectId: monitor.projectId, result: { ...base, outcome: 'skipped', score: null, reason: null, latency_ms: null }, feedback: null });
+        pairs.push({ projectId: monitor.projectId, result: { ...base, outcome: 'skipped', score: null, reason: null, latency_ms: null }, feedbackId: null });
         continue;
       }
       const started = performance.now();
       const { outcome, tokens } = await runScorer(monitor, call, judge);
       const latency = performance.now() - started;
       const counted = { ...base, ...tokens, latency_ms: latency };
-      if ('failed' in outcome) pairs.push({ projectId: monitor.projectId, result: { ...counted, outcome: 'failed', score: null, reason: outcome.failed }, feedback: null });
-      else {
-        const result = { ...counted, outcome: 'scored' as const, score: outcome.score, reason: outcome.reason };
-        pairs.push({ projectId: monitor.projectId, result, feedback: scoreFeedback(monitor, call, outcome) });
-      }
+      if ('failed' in outcome) pairs.push({ projectId: monitor.projectId, result: { ...counted, outcome: 'failed', score: null, reason: outcome.failed }, feedbackId: null });
+      else pairs.push({ projectId: monitor.projectId, result: { ...counted, outcome: 'scored', score: outcome.score, reason: outcome.reason }, feedbackId: uuidv7() });
     }
   }
   return pairs;
@@ -86,10 +84,12 @@ export async function scoreCalls(
  * feedback — a pair recorded meanwhile (another process, a redelivered event, an overlapping backfill) is left as it
  * was (monitor_results' primary key), so a call is scored once per monitor whatever runs twice.
  */
-export async function recordScores(trx: Transaction<TracingDatabase>, pairs: ScoredPair[]): Promise<ScoringCounts> {
+export async function recordScores(trx: Transaction<TracingDatabase>, monitors: MonitorDefinition[], pairs: ScoredPair[]): Promise<ScoringCounts> {
+  const scoring = new Set(pairs.filter((pair) => pair.feedbackId !== null).map((pair) => pair.result.monitor_id));
   return monitorStore.recordResults(
     trx,
-    pairs.map((pair) => ({ ...pair.result, feedback: pair.feedback })),
+    pairs.map((pair) => ({ ...pair.result, feedback_id: pair.feedbackId })),
+    monitors.filter((monitor) => scoring.has(monitor.id)).map((monitor) => ({ scoring_monitor: monitor.id, columns: scoreFeedbackColumns(monitor) })),
   );
 }
 
@@ -121,17 +121,22 @@ async function runScorer(monitor: MonitorDefinition, call: MonitoredCall, judge:
 /**
  * The score as Weave records a scorer's output: feedback of type `wandb.runnable.<monitor>` on the call, payload
  * `{output, reason}`, the monitor as runnable_ref and trigger_ref, and the score as the primary rating (what the
- * feedback aggregate and the Evaluations page average per scorer). Written as the monitor's creator's.
+ * feedback aggregate and the Evaluations page average per scorer), written as the monitor's creator's.
+ *
+ * What is built here is the row every score of this monitor in one recording shares (feedbackRowOf derives the
+ * scorer, monitor, span type and rating names as for any feedback): recordResults gives each scored call its own id,
+ * `weave_ref` (this row's call-ref prefix followed by the call id), payload and rating in SQL. A row per scored call
+ * built here and sent as JSON cost more than the call's own ingestion (docs/benchmarks-history.md, issue #31).
  */
-function scoreFeedback(monitor: MonitorDefinition, call: MonitoredCall, outcome: { score: number; reason: string }): FeedbackRow {
+function scoreFeedbackColumns(monitor: MonitorDefinition): FeedbackRow {
   const ref = monitorRef(monitor);
   return feedbackRowOf(monitor.createdBy, {
     project_id: monitor.projectId,
-    weave_ref: callRef(monitor.projectId, call.id),
+    weave_ref: callRef(monitor.projectId, ''),
     feedback_type: monitorFeedbackType(monitor.name),
-    payload: { output: outcome.score, reason: outcome.reason },
+    payload: {},
     runnable_ref: ref,
     trigger_ref: ref,
-    scorer_ratings: { [PRIMARY_RATING]: outcome.score },
+    scorer_ratings: { [PRIMARY_RATING]: 0 },
   });
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { INFERENCE_COMPLETIONS_EVENT } from '../../../platform/events/contracts.js';
 import type { MonitorResultsTable, MonitorsTable, TracingDatabase } from '../db/database.js';
-import { toStorableJson } from '../../../platform/storable-input.js';
+import { toStorableJson, toStorableText } from '../../../platform/storable-input.js';
 import type { FeedbackRow } from '../feedback/feedback.store.js';
 import type { MonitoredCall } from './monitored-call.js';
 
@@ -30,6 +30,18 @@ const FEEDBACK_COLUMNS = [
   'created_at', 'created_ms', 'scorer_id', 'monitor_id', 'span_type', 'scorer_tags', 'scorer_rating_names', 'scorer_rating_values', 'rating',
   'span_agent_name', 'span_agent_version', 'span_status_code',
 ] as const satisfies readonly (keyof FeedbackRow)[];
+/**
+ * The columns of a score's feedback row that are the scored result's own (`p`: the result, `s`: its monitor's shared
+ * row): the rest are the shared row's. The payload is Weave's scorer output `{output, reason}`, the score the
+ * primary rating.
+ */
+const SCORE_FEEDBACK_VALUES: Partial<Record<(typeof FEEDBACK_COLUMNS)[number], string>> = {
+  id: 'p.feedback_id',
+  weave_ref: 's.weave_ref || p.call_id',
+  payload: "jsonb_build_object('output', p.score, 'reason', p.reason)",
+  scorer_rating_values: 'array[p.score]',
+  rating: 'p.score',
+};
 
 export const monitorStore = {
   async insert(db: Db, row: NewMonitorRow): Promise<MonitorRow> {
@@ -122,20 +134,32 @@ export const monitorStore = {
   },
 
   /**
-   * Records results and, for the results that went in, their score feedback, in one statement whatever their number:
-   * the rows travel as one JSON parameter (a parameter per column and row passed PostgreSQL's 65,535 bind
-   * parameters at 2,850 scored calls, which a batch of events easily names). A result already there (a redelivered
-   * event, another process, an earlier backfill) is left as it is, and its feedback is not written. Resolves with
-   * how many results went in, by outcome.
+   * Records results and, for the scored results that went in, their score feedback, in one statement whatever their
+   * number. The results travel as one array parameter per column (a parameter per column and row passed PostgreSQL's
+   * 65,535 bind parameters at 2,850 scored calls, which a batch of events easily names); each scoring monitor's
+   * feedback columns (`scoreColumns`, see monitor-scoring's scoreFeedbackColumns) travel once, and each scored
+   * result's feedback row is that row with the result's own id, call ref, payload and rating. A result already there
+   * (a redelivered event, another process, an earlier backfill) is left as it is, and its feedback is not written.
+   * Resolves with how many results went in, by outcome.
    */
-  async recordResults(db: Db, rows: (MonitorResultRow & { feedback: FeedbackRow | null })[]): Promise<Record<MonitorResultRow['outcome'], number>> {
+  async recordResults(
+    db: Db,
+    rows: (MonitorResultRow & { feedback_id: string | null })[],
+    scoreColumns: { scoring_monitor: string; columns: FeedbackRow }[],
+  ): Promise<Record<MonitorResultRow['outcome'], number>> {
     const counts = { scored: 0, skipped: 0, failed: 0 };
     if (rows.length === 0) return counts;
+    const column = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((row) => row[key]);
     const { rows: inserted } = await sql<{ outcome: MonitorResultRow['outcome']; n: number }>`
       with pairs as materialized (
-        select * from jsonb_to_recordset(${toStorableJson(rows)}::jsonb) as p(
-          monitor_id uuid, call_id text, outcome text, score double precision, reason text, latency_ms double precision,
-          prompt_tokens integer, completion_tokens integer, feedback jsonb)
+        select * from unnest(
+          ${column('monitor_id')}::uuid[], ${column('call_id')}::text[], ${column('outcome')}::text[], ${column('score')}::double precision[],
+          ${rows.map((row) => toStorableText(row.reason))}::text[], ${column('latency_ms')}::double precision[], ${column('prompt_tokens')}::integer[],
+          ${column('completion_tokens')}::integer[], ${column('feedback_id')}::uuid[])
+          as p(monitor_id, call_id, outcome, score, reason, latency_ms, prompt_tokens, completion_tokens, feedback_id)
+      ), shared as (
+        select s.scoring_monitor, f.* from jsonb_to_recordset(${toStorableJson(scoreColumns)}::jsonb) as s(scoring_monitor uuid, columns jsonb)
+          cross join lateral jsonb_populate_record(null::tracing.feedback, s.columns) as f
       ), results as (
         insert into tracing.monitor_results (monitor_id, call_id, outcome, score, reason, latency_ms, prompt_tokens, completion_tokens)
         select monitor_id, call_id, outcome, score, reason, latency_ms, prompt_tokens, completion_tokens from pairs
@@ -143,10 +167,9 @@ export const monitorStore = {
         returning monitor_id, call_id, outcome
       ), scores as (
         insert into tracing.feedback (${sql.raw(FEEDBACK_COLUMNS.join(', '))})
-        select ${sql.raw(FEEDBACK_COLUMNS.map((column) => `f.${column}`).join(', '))}
-        from results r join pairs p using (monitor_id, call_id)
-          cross join lateral jsonb_populate_record(null::tracing.feedback, p.feedback) as f
-        where p.feedback is not null
+        select ${sql.raw(FEEDBACK_COLUMNS.map((name) => `${SCORE_FEEDBACK_VALUES[name] ?? `s.${name}`}`).join(', '))}
+        from results r join pairs p using (monitor_id, call_id) join shared s on s.scoring_monitor = p.monitor_id
+        where r.outcome = 'scored'
       )
       select outcome, count(*)::int as n from results group by outcome`.execute(db);
     for (const row of inserted) counts[row.outcome] = row.n;
