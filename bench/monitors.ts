@@ -4,7 +4,7 @@
  * regex over the output, every call sampled), interleaved round by round so that drift on a shared machine hits both.
  *
  *   npm run build && LOG_LEVEL=warn node dist/bench/monitors.js [--seconds 8] [--rounds 3] [--batch 500]
- *     [--only start|start-end|batch] [--drain-seconds 600]
+ *     [--only start|start-end|batch] [--drain-seconds 600] [--postgres-statements]
  *
  * Loads (each call ends, so a monitored project's writes publish the monitors' event):
  * - `/call/start` alone, 64 concurrent connections (a start ends nothing: monitors cost only the in-memory check);
@@ -17,11 +17,16 @@
  * platform's node processes, and — when the bench started PostgreSQL itself (no DATABASE_URL) — PostgreSQL's, where
  * most of the monitor's recording happens. The ratios printed are monitored / unmonitored: throughput (calls/s,
  * over the load alone), platform CPU per call, and platform + PostgreSQL CPU per call.
+ *
+ * `--postgres-statements` (embedded PostgreSQL only): the server keeps statement statistics, and each project's
+ * statements of the last round (load and drain) are printed per call, so the recording of the monitor's results can
+ * be read beside the ingestion's own writes.
  */
 import os from 'node:os';
 import { Pool as HttpPool } from 'undici';
 import { uuidv7 } from 'uuidv7';
 import { fmt, runLoad, type LoadResult } from './load.js';
+import { POSTGRES_STATEMENT_SETTINGS, PostgresStatements, printStatements, type StatementFigures } from './postgres-statements.js';
 import { readProcessTree, usedBetween } from './process-cpu.js';
 import { startBenchPlatform, type BenchPlatform } from './support.js';
 
@@ -35,6 +40,7 @@ const ROUNDS = Number(option('rounds', '3'));
 const BATCH = Number(option('batch', '500'));
 const ONLY = option('only', '');
 const DRAIN_SECONDS = Number(option('drain-seconds', '600'));
+const POSTGRES_STATEMENTS = args.includes('--postgres-statements');
 /** How often the drain asks the monitor's stats (the drain times printed are this coarse). */
 const DRAIN_POLL_MS = 500;
 const KEY = 'bench-admin-key-0123456789abcdefghijkl';
@@ -60,7 +66,10 @@ async function main() {
   let bench: BenchPlatform | undefined;
   try {
     // The embedded model is not needed: a built-in check asks no model.
-    bench = await startBenchPlatform('monitors', KEY, { TRELLIS_EMBEDDED_MODEL: 'off' });
+    bench = await startBenchPlatform('monitors', KEY, { TRELLIS_EMBEDDED_MODEL: 'off' }, POSTGRES_STATEMENTS ? { postgresSettings: POSTGRES_STATEMENT_SETTINGS.split(' ') } : {});
+    if (POSTGRES_STATEMENTS && !bench.postgresDir) throw new Error('--postgres-statements needs the embedded PostgreSQL (no DATABASE_URL)');
+    const statements = POSTGRES_STATEMENTS ? await PostgresStatements.connectCluster(bench.postgresDir!) : undefined;
+    const statementCells: { cell: string; figures: { top: StatementFigures[]; total: StatementFigures } }[] = [];
     const platform = bench.service;
     const embedded = bench.postgres;
     const baseUrl = bench.url;
@@ -153,7 +162,8 @@ async function main() {
       },
     ];
 
-    const measure = async (project: string, load: (typeof loads)[number]): Promise<Measured> => {
+    const measure = async (project: string, load: (typeof loads)[number], lastRound: boolean): Promise<Measured> => {
+      if (lastRound) await statements?.reset();
       const before = readProcessTree(platform.child.pid!);
       const pgBefore = postgresCpu();
       const result: LoadResult = await runLoad(`${load.title} ${project}`, { concurrency: load.concurrency, seconds: SECONDS, unitsPerTask: load.unitsPerTask }, () => load.task(project));
@@ -166,6 +176,7 @@ async function main() {
       const drainSeconds = (Date.now() - drainStarted) / 1000;
       const after = readProcessTree(platform.child.pid!);
       const pgAfter = postgresCpu();
+      if (lastRound && statements) statementCells.push({ cell: `${load.key}, ${project}`, figures: await statements.read(result.operations, 8) });
       return {
         calls: result.operations,
         seconds: result.seconds,
@@ -191,7 +202,7 @@ async function main() {
       for (let round = 0; round < ROUNDS; round++) {
         // Alternate which goes first, so neither always follows the other's leftovers.
         const order = round % 2 === 0 ? [PLAIN, MONITORED] : [MONITORED, PLAIN];
-        for (const project of order) totals[project]!.push(await measure(project, load));
+        for (const project of order) totals[project]!.push(await measure(project, load, round === ROUNDS - 1));
       }
       const sum = (runs: Measured[]) => {
         const total = (field: 'calls' | 'seconds' | 'cpuMs' | 'pgCpuMs' | 'drainSeconds' | 'behind') => runs.reduce((sum, run) => sum + run[field], 0);
@@ -224,6 +235,8 @@ async function main() {
       if (monitored.behind > 0) console.log(`  MISSED: the monitor was ${monitored.behind} calls behind when the drain's bound ran out (its CPU above is a lower bound)`);
     }
     console.log(`\nmonitor looked at ${await looked()} calls (every monitored call that ended)`);
+    printStatements(statementCells, { unit: 'ingested call', short: 'call', measured: "reset before each project's last round, read after its drain" });
+    await statements?.close();
     await http.close();
   } finally {
     await bench?.close();

@@ -12,7 +12,11 @@ export const POSTGRES_STATEMENT_SETTINGS =
 
 /** The superuser's URL of the embedded server of the running Trellis whose TRELLIS_DATA_DIR is `dataDir`. */
 export async function embeddedSuperuserUrl(dataDir: string): Promise<string> {
-  const clusterDir = path.join(dataDir, 'postgres');
+  return clusterSuperuserUrl(path.join(dataDir, 'postgres'));
+}
+
+/** The superuser's URL of the running embedded server whose cluster directory is `clusterDir`. */
+export async function clusterSuperuserUrl(clusterDir: string): Promise<string> {
   const running = await runningServer(clusterDir);
   if (!running) throw new Error(`no embedded PostgreSQL is running on ${clusterDir}`);
   return embeddedUrl(clusterDir, running, 'superuser');
@@ -32,7 +36,12 @@ export class PostgresStatements {
 
   /** Connects to the embedded server of the Trellis whose TRELLIS_DATA_DIR is `dataDir`. */
   static async connect(dataDir: string): Promise<PostgresStatements> {
-    const client = new pg.Client({ connectionString: await embeddedSuperuserUrl(dataDir) });
+    return PostgresStatements.connectCluster(path.join(dataDir, 'postgres'));
+  }
+
+  /** Connects to the running embedded server whose cluster directory is `clusterDir` (one a bench started itself). */
+  static async connectCluster(clusterDir: string): Promise<PostgresStatements> {
+    const client = new pg.Client({ connectionString: await clusterSuperuserUrl(clusterDir) });
     await client.connect();
     await client.query('create extension if not exists pg_stat_statements');
     return new PostgresStatements(client);
@@ -68,13 +77,20 @@ export class PostgresStatements {
   }
 }
 
-/** A markdown table of each measured cell's statements. */
-export function printStatements(measured: { cell: string; figures: { top: StatementFigures[]; total: StatementFigures } }[]): void {
+/**
+ * A markdown table of each measured cell's statements. `per` names what the figures were divided by (`read`'s
+ * `requests`): a request, or e.g. an ingested call; `measured` says over what the statistics were kept.
+ */
+export function printStatements(
+  measured: { cell: string; figures: { top: StatementFigures[]; total: StatementFigures } }[],
+  per: { unit: string; short: string; measured: string } = { unit: 'request', short: 'req', measured: 'reset before each Trellis cell; warm-up included' },
+): void {
   if (measured.length === 0) return;
   const fixed = (value: number, digits = 1) => value.toFixed(digits);
+  const { unit, short } = per;
   process.stdout.write(
-    '\nPostgreSQL statements per request (pg_stat_statements, reset before each Trellis cell; warm-up included):\n\n' +
-      '| cell | statement | calls / 1000 req | exec µs/req | plan µs/req | rows/call | WAL bytes/req |\n|---|---|---|---|---|---|---|\n',
+    `\nPostgreSQL statements per ${unit} (pg_stat_statements, ${per.measured}):\n\n` +
+      `| cell | statement | calls / 1000 ${short} | exec µs/${short} | plan µs/${short} | rows/call | WAL bytes/${short} |\n|---|---|---|---|---|---|---|\n`,
   );
   for (const { cell, figures } of measured) {
     for (const row of [...figures.top, figures.total]) {

@@ -79,6 +79,8 @@ export interface BenchPlatform {
   service: Service;
   /** The PostgreSQL the bench started itself (its processes' CPU can be read); undefined with DATABASE_URL. */
   postgres: RunningPostgres | undefined;
+  /** That PostgreSQL's cluster directory. */
+  postgresDir: string | undefined;
   /** Stops the platform, then PostgreSQL, and removes the temporary directory. */
   close(): Promise<void>;
 }
@@ -87,8 +89,14 @@ export interface BenchPlatform {
  * `server/main.js` on a fresh database named `trellis_bench_<name>_<time>`, with `key` as its bootstrap admin key and
  * `env` added, answering /healthz. Whatever started is stopped again when start-up fails.
  */
-export async function startBenchPlatform(name: string, key: string, env: Record<string, string> = {}): Promise<BenchPlatform> {
+export async function startBenchPlatform(
+  name: string,
+  key: string,
+  env: Record<string, string> = {},
+  options: { postgresSettings?: readonly string[] } = {},
+): Promise<BenchPlatform> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), `trellis-bench-${name}-`));
+  const postgresDir = path.join(tmp, 'pg');
   let postgres: RunningPostgres | undefined;
   let service: Service | undefined;
   const close = async () => {
@@ -99,7 +107,7 @@ export async function startBenchPlatform(name: string, key: string, env: Record<
   try {
     let serverUrl = process.env.DATABASE_URL;
     if (!serverUrl) {
-      postgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
+      postgres = await startEmbeddedPostgres({ dataDir: postgresDir, ...(options.postgresSettings ? { settings: options.postgresSettings } : {}) });
       serverUrl = postgres.url;
     }
     const databaseUrl = await createDatabase(serverUrl, `trellis_bench_${name}_${Date.now()}`);
@@ -114,7 +122,7 @@ export async function startBenchPlatform(name: string, key: string, env: Record<
     });
     const url = `http://127.0.0.1:${port}`;
     await waitUntilOk(`${url}/healthz`);
-    return { url, databaseUrl, service, postgres, close };
+    return { url, databaseUrl, service, postgres, postgresDir: postgres ? postgresDir : undefined, close };
   } catch (error) {
     await close();
     throw error;
