@@ -10,10 +10,10 @@ export interface MonitorCallFilter {
 
 /** Whether the call is one the monitor looks at: its op (by ref or name), its attributes, root or not. */
 export function matchesFilter(filter: MonitorCallFilter, call: MonitoredCall): boolean {
-  if (filter.roots_only && call.parent_id !== null) return false;
+  if (filter.roots_only && (call.parent_id ?? null) !== null) return false;
   if (filter.op_names.length > 0) {
     const name = opNameOf(call.op_name);
-    if (!filter.op_names.some((wanted) => wanted === call.op_name || opNameOf(wanted) === name)) return false;
+    if (!filter.op_names.some((wanted) => wanted === (call.op_name ?? null) || opNameOf(wanted) === name)) return false;
   }
   const attributes = (call.attributes ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(filter.attributes)) {

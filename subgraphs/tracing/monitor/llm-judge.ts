@@ -21,6 +21,11 @@ export function unknownPlaceholders(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!).filter((path) => !FIELD_PATH.test(path));
 }
 
+/** The call-field paths the template's placeholders name. */
+export function placeholderPaths(template: string): string[] {
+  return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+}
+
 /** The prompt for one call: each placeholder replaced by that field as text (absent: empty). */
 export function renderPrompt(template: string, call: MonitoredCall): string {
   return template.replace(PLACEHOLDER, (_, path: string) => textOf(callFieldValue(call, path)) ?? '');

@@ -5,6 +5,7 @@ import { monitorOf } from './monitor-definition.js';
 import type { ModelJudge } from './llm-judge.js';
 import { recordScores, scoreCalls, type ScoringCounts } from './monitor-scoring.js';
 import { checkThresholds } from './monitor-threshold.js';
+import { fieldsRead } from './monitor-fields.js';
 import { monitorStore } from './monitor.store.js';
 
 /** Calls read and scored per transaction: a page holds its calls' inputs and outputs in memory. */
@@ -33,10 +34,11 @@ export async function backfillMonitor(db: Kysely<TracingDatabase>, judge: ModelJ
   const row = await monitorStore.get(db, projectId, id);
   if (!row) throw new NotFoundError(`Monitor ${id} not found in this project`);
   const monitor = monitorOf(row);
+  const fields = fieldsRead([monitor]);
   const result: BackfillResult = { calls: 0, scored: 0, skipped: 0, failed: 0, resumeFrom: null };
   let after: { startedAt: Date; id: string } | null = null;
   while (result.calls < BACKFILL_MAX_CALLS) {
-    const page = await monitorStore.endedCallsStartedIn(db, projectId, { from, to }, after, Math.min(BACKFILL_PAGE, BACKFILL_MAX_CALLS - result.calls));
+    const page = await monitorStore.endedCallsStartedIn(db, projectId, { from, to }, after, Math.min(BACKFILL_PAGE, BACKFILL_MAX_CALLS - result.calls), fields);
     if (page.length === 0) return result;
     const pairs = await scoreCalls(db, [monitor], page, judge);
     const counts = await db.transaction().execute(async (trx) => {
@@ -52,7 +54,7 @@ export async function backfillMonitor(db: Kysely<TracingDatabase>, judge: ModelJ
     after = { startedAt: last.started_at, id: last.id };
   }
   // Whether anything is left: the next call after the last one walked.
-  const more = await monitorStore.endedCallsStartedIn(db, projectId, { from, to }, after, 1);
+  const more = await monitorStore.endedCallsStartedIn(db, projectId, { from, to }, after, 1, []);
   result.resumeFrom = more.length > 0 ? more[0]!.started_at : null;
   return result;
 }

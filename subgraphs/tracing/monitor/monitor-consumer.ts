@@ -9,6 +9,7 @@ import type { ModelJudge } from './llm-judge.js';
 import { recordScores, scoreCalls, type ScoredPair } from './monitor-scoring.js';
 import { checkThresholds } from './monitor-threshold.js';
 import type { MonitorDefinition } from './monitor-definition.js';
+import { fieldsRead } from './monitor-fields.js';
 import { monitorStore } from './monitor.store.js';
 
 const CONSUMER = 'tracing-monitors';
@@ -81,7 +82,7 @@ export class MonitorConsumer extends PlatformEventConsumer {
     const monitors = (await monitorStore.active(this.db, [...idsByProject.keys()])).map(monitorOf);
     const watched = new Set(monitors.map((monitor) => monitor.projectId));
     const keys = [...idsByProject].filter(([projectId]) => watched.has(projectId)).flatMap(([projectId, ids]) => [...ids].map((id) => ({ project_id: projectId, id })));
-    const pairs = await scoreCalls(this.db, monitors, await monitorStore.endedCalls(this.db, keys), this.judge);
+    const pairs = await scoreCalls(this.db, monitors, await monitorStore.endedCalls(this.db, keys, fieldsRead(monitors)), this.judge);
     return { pairs, monitors };
   }
 

@@ -3,7 +3,7 @@ import { INFERENCE_COMPLETIONS_EVENT } from '../../../platform/events/contracts.
 import type { MonitorResultsTable, MonitorsTable, TracingDatabase } from '../db/database.js';
 import { toStorableJson, toStorableText } from '../../../platform/storable-input.js';
 import type { FeedbackRow } from '../feedback/feedback.store.js';
-import type { MonitoredCall } from './monitored-call.js';
+import type { MonitoredCall, MonitoredCallField } from './monitored-call.js';
 
 type Db = Kysely<TracingDatabase> | Transaction<TracingDatabase>;
 
@@ -23,7 +23,6 @@ export interface MonitorStatsRow {
   completion_tokens: number;
 }
 
-const MONITORED_CALL_COLUMNS = ['project_id', 'id', 'op_name', 'parent_id', 'attributes', 'inputs', 'output', 'summary', 'exception'] as const;
 /** The columns of a score's feedback row, as feedbackRowOf builds it. */
 const FEEDBACK_COLUMNS = [
   'project_id', 'id', 'weave_ref', 'feedback_type', 'payload', 'creator', 'runnable_ref', 'call_ref', 'trigger_ref', 'annotation_ref', 'wb_user_id',
@@ -91,13 +90,14 @@ export const monitorStore = {
 
   /**
    * Those of the calls (`project_id`, `id` pairs, of any projects) that have both their start and their end recorded
-   * (an end that came first waits for its start), in one statement through the calls' primary key.
+   * (an end that came first waits for its start), in one statement through the calls' primary key, with their
+   * `fields` (the ones the monitors read).
    */
-  async endedCalls(db: Db, keys: readonly { project_id: string; id: string }[]): Promise<MonitoredCall[]> {
+  async endedCalls(db: Db, keys: readonly { project_id: string; id: string }[], fields: readonly MonitoredCallField[]): Promise<MonitoredCall[]> {
     if (keys.length === 0) return [];
     return (await db
       .selectFrom('calls')
-      .select(MONITORED_CALL_COLUMNS)
+      .select(['project_id', 'id', ...fields])
       .where(sql<boolean>`(project_id, id) in (select * from unnest(${keys.map((key) => key.project_id)}::text[], ${keys.map((key) => key.id)}::text[]))`)
       .where('ended_at', 'is not', null)
       .where('started_at', 'is not', null)
@@ -106,7 +106,7 @@ export const monitorStore = {
 
   /**
    * A page of the project's ended calls started in [from, to), after `after` in (started_at, id) order (the
-   * calls_started index), for a backfill.
+   * calls_started index), with their `fields`, for a backfill.
    */
   async endedCallsStartedIn(
     db: Db,
@@ -114,10 +114,11 @@ export const monitorStore = {
     window: { from: Date; to: Date },
     after: { startedAt: Date; id: string } | null,
     limit: number,
+    fields: readonly MonitoredCallField[],
   ): Promise<(MonitoredCall & { started_at: Date })[]> {
     let query = db
       .selectFrom('calls')
-      .select([...MONITORED_CALL_COLUMNS, 'started_at'])
+      .select(['project_id', 'id', ...fields, 'started_at'])
       .where('project_id', '=', projectId)
       .where('started_at', '>=', window.from)
       .where('started_at', '<', window.to)

@@ -1,16 +1,23 @@
 import { canonicalJson } from '../refs.js';
 
-/** The parts of an ended call that monitors filter on and score. */
+/** The fields of a call that monitors can filter on and score, besides its key. */
+export const MONITORED_CALL_FIELDS = ['op_name', 'parent_id', 'attributes', 'inputs', 'output', 'summary', 'exception'] as const;
+export type MonitoredCallField = (typeof MONITORED_CALL_FIELDS)[number];
+
+/**
+ * The parts of an ended call that monitors filter on and score. Read from the database, a call holds only the fields
+ * its project's monitors read (fieldsRead): the others are left out rather than read and parsed for nothing.
+ */
 export interface MonitoredCall {
   project_id: string;
   id: string;
-  op_name: string | null;
-  parent_id: string | null;
-  attributes: unknown;
-  inputs: unknown;
-  output: unknown;
-  summary: unknown;
-  exception: string | null;
+  op_name?: string | null;
+  parent_id?: string | null;
+  attributes?: unknown;
+  inputs?: unknown;
+  output?: unknown;
+  summary?: unknown;
+  exception?: string | null;
 }
 
 /** A dotted call-field path (`output`, `inputs.expected`, `output.choices.0.message.content`) read from the call; undefined when absent. */
@@ -36,8 +43,8 @@ export function jsonEquals(a: unknown, b: unknown): boolean {
 }
 
 /** The op's name: an op ref (`weave:///e/p/op/name:digest`) names it before the version, a plain op name is itself. */
-export function opNameOf(opName: string | null): string | null {
-  if (opName === null) return null;
+export function opNameOf(opName: string | null | undefined): string | null {
+  if (opName === null || opName === undefined) return null;
   const match = /^weave:\/\/\/[^/]+\/[^/]+\/op\/([^/:]+):/.exec(opName);
   return match ? match[1]! : opName;
 }
