@@ -181,6 +181,52 @@ describe('feedback hourly rollup', () => {
     expect(cdf.rows[0]!.rated).toBeGreaterThan(500);
   });
 
+  it('feedback_hourly equals its recomputation from the feedback rows at both grains, per-position rating sums included', async () => {
+    // Many rows of one hour and one set of dimensions with different ratings: the coarse grain adds up what the fine
+    // grain keeps apart (the random rows above rarely share an hour and every dimension). Another project, so the
+    // requests of the other tests see the same rows as before.
+    const dense = Array.from({ length: 300 }, (_, i) => {
+      const rating = pick(RATINGS);
+      return {
+        ...randomRow(5000 + i), project_id: 'trellis/dense', created_ms: T0 + 5 * HOUR + i * 1000, feedback_type: 'wandb.runnable.Tox', scorer_id: 'Tox',
+        monitor_id: null, span_type: null, scorer_tags: [], span_agent_name: null, span_agent_version: null, span_status_code: 'UNSET',
+        scorer_rating_names: ['_rating_', 'relevance'], scorer_rating_values: [rating, Math.round(random() * 1000) / 100], rating,
+      };
+    });
+    await insertRows(dense);
+    await sql`delete from tracing.feedback where project_id = 'trellis/dense' and created_ms % 3 = 0`.execute(db);
+    const dims = 'feedback_type, scorer_id, monitor_id, span_type, span_agent_name, span_agent_version, span_status_code, scorer_tags, scorer_rating_names';
+    const { rows } = await sql<{ missing: number; extra: number; coarse_groups: number }>`
+      with raw as (
+        select f.*, g.by_rating, f.created_ms / ${HOUR} * ${HOUR} as hour_ms, jsonb_build_array(${sql.raw(dims)})::text as dims_text,
+               case when g.by_rating then float8send(f.rating) end as rating_bytes
+        from tracing.feedback f cross join (values (false), (true)) as g(by_rating)
+      ),
+      counts as (
+        select project_id, by_rating, hour_ms, dims_text, rating_bytes, count(*) as n from raw group by 1, 2, 3, 4, 5
+      ),
+      sums as (
+        select project_id, by_rating, hour_ms, dims_text, rating_bytes, array_agg(s order by i) as rating_sums
+        from (select r.project_id, r.by_rating, r.hour_ms, r.dims_text, r.rating_bytes, u.i, sum(u.v::numeric) as s
+              from raw r cross join lateral unnest(r.scorer_rating_values) with ordinality as u(v, i) group by 1, 2, 3, 4, 5, 6) per_position
+        group by 1, 2, 3, 4, 5
+      ),
+      expected as (
+        select c.project_id, c.by_rating, c.hour_ms, c.dims_text, coalesce(c.rating_bytes, ''::bytea) as rating_bytes, c.n, coalesce(s.rating_sums, '{}') as rating_sums
+        from counts c left join sums s on s.project_id = c.project_id and s.by_rating = c.by_rating and s.hour_ms = c.hour_ms and s.dims_text = c.dims_text
+          and s.rating_bytes is not distinct from c.rating_bytes
+      ),
+      stored as (
+        select project_id, by_rating, hour_ms, jsonb_build_array(${sql.raw(dims)})::text as dims_text, coalesce(float8send(rating), ''::bytea) as rating_bytes,
+               n, rating_sums
+        from tracing.feedback_hourly
+      )
+      select (select count(*)::int from (select * from expected except select * from stored) e) as missing,
+             (select count(*)::int from (select * from stored except select * from expected) e) as extra,
+             (select count(*)::int from tracing.feedback_hourly where project_id = 'trellis/dense' and not by_rating) as coarse_groups`.execute(db);
+    expect(rows[0]).toEqual({ missing: 0, extra: 0, coarse_groups: 1 });
+  });
+
   it('answers 200 randomized requests exactly like the raw rows', async () => {
     let usedRollup = 0;
     for (let i = 0; i < 200; i++) {

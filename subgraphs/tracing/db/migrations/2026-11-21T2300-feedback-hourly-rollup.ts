@@ -32,7 +32,7 @@ const HOUR_MS = 3_600_000;
  * SQL that adds (sign 1) or subtracts (sign -1) the rows of `source` (a relation with the feedback columns) to
  * or from the rollup. Rating sums are summed per array position (rows of one group share their rating names).
  */
-function applyRows(source: string, sign: 1 | -1): string {
+export function applyRows(source: string, sign: 1 | -1): string {
   const dims = DIMENSIONS.join(', ');
   // The rating goes in as its 8 bytes: its text form depends on the session's extra_float_digits.
   const keyOf = `sha256(convert_to(jsonb_build_array(${DIMENSIONS.map((d) => `f.${d}`).join(', ')})::text, 'UTF8') || coalesce(float8send(case when g.by_rating then f.rating end), ''::bytea))`;
