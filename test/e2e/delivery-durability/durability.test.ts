@@ -31,6 +31,9 @@ async function startChild(): Promise<string> {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // One platform process per child, as the tests say (npm start's default is a process per core): the SIGKILL
+      // is then the platform's death itself, and the second test's pair is two processes, not two clusters of them.
+      TRELLIS_PROCESSES: '1',
       TRELLIS_DATA_DIR: dataDir,
       TRELLIS_BOOTSTRAP_API_KEY: ADMIN_KEY,
       TRELLIS_SECRET_KEY: 'ab'.repeat(32),
