@@ -46,7 +46,7 @@ export class CallService {
     private readonly db: Kysely<TracingDatabase>,
     private readonly endedCalls?: EndedCallsPublisher,
   ) {
-    this.batcher = new CallStartBatcher(db);
+    this.batcher = new CallStartBatcher(db, endedCalls);
     this.endBatcher = new CallEndBatcher(db, endedCalls);
   }
 
@@ -54,7 +54,7 @@ export class CallService {
     const { start } = validateOrThrow(CallStartBody, body, 'body');
     const row = toStartRow(start, writer, ['body', 'start']);
     authorizeProjects(writer, [row.project_id]);
-    const traceId = await this.batcher.start(row);
+    const traceId = await this.batcher.start(row, writer.userId);
     return { id: row.id, trace_id: traceId };
   }
 
@@ -94,11 +94,12 @@ export class CallService {
     inheritTracesWithinBatch(starts);
 
     const traceIds = await this.db.transaction().execute(async (trx) => {
-      const written = await callStore.insertStarts(trx, dedupe(starts, 'first'));
+      const written = await callStore.insertStartsNotingEnds(trx, dedupe(starts, 'first'));
       const ended = dedupe(ends, 'last');
       await callStore.applyEnds(trx, ended);
-      await this.endedCalls?.publish(trx, ended, writer.userId);
-      return written;
+      // Ends written now, and starts of calls whose end an earlier request wrote (which this start completes).
+      await this.endedCalls?.publish(trx, [...ended, ...written.ended], writer.userId);
+      return written.traceIds;
     });
     return slots.map((slot) =>
       slot.kind === 'start' ? { id: slot.row.id, trace_id: traceIds.get(callKey(slot.row.project_id, slot.row.id))! } : {},

@@ -97,7 +97,7 @@ const TAKE_THIS_END = sql`ended_at = excluded.ended_at, output = excluded.output
  */
 function upsertStarts(rows: CallStartRow[], withEnds: boolean) {
   const ends = (fragment: RawBuilder<unknown>) => (withEnds ? sql`, ${fragment}` : sql``);
-  return sql<{ project_id: string; id: string; trace_id: string }>`
+  return sql<{ project_id: string; id: string; trace_id: string; ended: boolean }>`
     with v as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(${START_RECORD}${ends(END_RECORD)})
     )
@@ -108,7 +108,7 @@ function upsertStarts(rows: CallStartRow[], withEnds: boolean) {
       v.wb_run_id, v.wb_run_step, v.kind${ends(sql`v.ended_at, v.output, v.summary, v.exception`)}
     from v left join tracing.calls p on p.project_id = v.project_id and p.id = v.parent_id
     on conflict (project_id, id) do update set ${KEEP_EARLIER_START}${ends(TAKE_THIS_END)}
-    returning c.project_id, c.id, c.trace_id`;
+    returning c.project_id, c.id, c.trace_id, c.ended_at is not null as ended`;
 }
 
 /** A call's key in maps of a batch: calls are unique per project and id. */
@@ -126,8 +126,17 @@ function traceIdsOf(rows: { project_id: string; id: string; trace_id: string }[]
  */
 export const callStore = {
   async insertStarts(db: Db, rows: CallStartRow[]): Promise<Map<string, string>> {
-    if (rows.length === 0) return new Map();
-    return traceIdsOf((await upsertStarts(rows, false).execute(db)).rows);
+    return (await this.insertStartsNotingEnds(db, rows)).traceIds;
+  },
+
+  /**
+   * insertStarts, also saying which of the calls had their end recorded already (`ended`): an end that arrived before
+   * its start (or a start sent again after the end). Such a start completes the call, which monitors then score.
+   */
+  async insertStartsNotingEnds(db: Db, rows: CallStartRow[]): Promise<{ traceIds: Map<string, string>; ended: { project_id: string; id: string }[] }> {
+    if (rows.length === 0) return { traceIds: new Map(), ended: [] };
+    const written = (await upsertStarts(rows, false).execute(db)).rows;
+    return { traceIds: traceIdsOf(written), ended: written.filter((row) => row.ended).map(({ project_id, id }) => ({ project_id, id })) };
   },
 
   /**

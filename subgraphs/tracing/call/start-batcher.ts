@@ -1,30 +1,41 @@
 import type { Kysely } from 'kysely';
 import { WriteCoalescer } from '../../../platform/async/write-coalescer.js';
 import type { TracingDatabase } from '../db/database.js';
+import type { EndedCallsPublisher } from '../monitor/ended-calls-publisher.js';
 import { callKey, callStore, type CallStartRow } from './call.store.js';
 
 /**
  * Single `/call/start` writes, coalesced (WriteCoalescer) into one multi-row INSERT per flush — one statement, so one
- * transaction.
+ * transaction. A start whose call's end was written first completes the call: for a project with an active monitor
+ * the flush is then a transaction that also publishes those calls (EndedCallsPublisher), as the end would have.
  */
 export class CallStartBatcher {
-  private readonly coalescer: WriteCoalescer<CallStartRow, string>;
+  private readonly coalescer: WriteCoalescer<{ row: CallStartRow; author: string }, string>;
 
-  constructor(db: Kysely<TracingDatabase>) {
-    this.coalescer = new WriteCoalescer(async (rows) => {
+  constructor(db: Kysely<TracingDatabase>, endedCalls?: EndedCallsPublisher) {
+    this.coalescer = new WriteCoalescer(async (submitted) => {
       // One statement may not touch a row twice: repeated ids in a flush share the first one's result.
-      const unique = new Map<string, CallStartRow>();
-      for (const row of rows) {
-        const key = callKey(row.project_id, row.id);
-        if (!unique.has(key)) unique.set(key, row);
+      const unique = new Map<string, { row: CallStartRow; author: string }>();
+      for (const start of submitted) {
+        const key = callKey(start.row.project_id, start.row.id);
+        if (!unique.has(key)) unique.set(key, start);
       }
-      const traceIds = await callStore.insertStarts(db, [...unique.values()]);
-      return rows.map((row) => traceIds.get(callKey(row.project_id, row.id))!);
+      const starts = [...unique.values()].map((start) => start.row);
+      const traceIds =
+        endedCalls && endedCalls.monitoredAmong(starts).length > 0
+          ? await db.transaction().execute(async (trx) => {
+              const written = await callStore.insertStartsNotingEnds(trx, starts);
+              const completed = written.ended.map((call) => ({ ...call, author: unique.get(callKey(call.project_id, call.id))!.author }));
+              await endedCalls.publishAuthored(trx, endedCalls.monitoredAmong(completed));
+              return written.traceIds;
+            })
+          : await callStore.insertStarts(db, starts);
+      return submitted.map((start) => traceIds.get(callKey(start.row.project_id, start.row.id))!);
     });
   }
 
-  /** Resolves with the call's trace id once the row is committed. */
-  start(row: CallStartRow): Promise<string> {
-    return this.coalescer.submit(row);
+  /** Resolves with the call's trace id once the row is committed; `author` is the writer (user id). */
+  start(row: CallStartRow, author: string): Promise<string> {
+    return this.coalescer.submit({ row, author });
   }
 }

@@ -292,6 +292,24 @@ describe('what a monitor looks at', () => {
     expect((await feedbackOf(projectId, 'wandb.runnable.paused')).map((row) => callIdOf(row.weave_ref))).toEqual(['p3']);
   });
 
+  it('scores a call whose end was written before its start once the start arrives: /call/start, and /call/upsert_batch', async () => {
+    const project = 'monitors-end-first';
+    const projectId = `trellis/${project}`;
+    const monitor = await createMonitor(project, { name: 'end-first', samplingRate: 1, scorer: { kind: 'REGEX', pattern: 'Paris' } });
+    const endOf = (id: string) => ({ end: { project_id: projectId, id, ended_at: new Date().toISOString(), output: 'Paris', summary: {} } });
+    // The ends first (single /call/end, and a batch of ends alone): nothing to score yet, the calls have no start.
+    expect((await traces(platform, '/call/end', endOf('e1'))).status).toBe(200);
+    expect((await traces(platform, '/call/upsert_batch', { batch: [{ mode: 'end', req: endOf('e2') }] })).status).toBe(200);
+    // A sentinel call ended normally after them: once it is scored, the consumer has passed the early ends' events.
+    await upsertBatch(projectId, [{ id: 'sentinel', output: 'Paris' }]);
+    expect(await settled(project, monitor.id, 1)).toMatchObject({ scored: 1 });
+    // Then the starts, each way: each completes its call, which is then scored once.
+    expect((await traces(platform, '/call/start', startOf(projectId, { id: 'e1' }))).status).toBe(200);
+    expect((await traces(platform, '/call/upsert_batch', { batch: [{ mode: 'start', req: startOf(projectId, { id: 'e2' }) }] })).status).toBe(200);
+    expect(await settled(project, monitor.id, 3)).toMatchObject({ scored: 3, failed: 0 });
+    expect((await feedbackOf(projectId, 'wandb.runnable.end-first')).map((row) => callIdOf(row.weave_ref)).sort()).toEqual(['e1', 'e2', 'sentinel']);
+  });
+
   it('honours the filter: op names (plain or as op refs), attribute values, trace roots only', async () => {
     const project = 'monitors-filter';
     const projectId = `trellis/${project}`;
