@@ -18,16 +18,22 @@
  * most of the monitor's recording happens. The ratios printed are monitored / unmonitored: throughput (calls/s,
  * over the load alone), platform CPU per call, and platform + PostgreSQL CPU per call.
  *
+ * The floor: after the `upsert_batch` load, PostgreSQL's CPU for writing `--batch`×40 score feedback rows made inside
+ * the server (one INSERT, the rollup triggers included, rolled back) is printed per row beside the plain project's
+ * platform + PostgreSQL CPU per call: what recording a score as feedback costs before anything else a monitor does
+ * (reading the call, the once-only result row, the process's part). Embedded PostgreSQL only.
+ *
  * `--postgres-statements` (embedded PostgreSQL only): the server keeps statement statistics, and each project's
  * statements of the last round (load and drain) are printed per call, so the recording of the monitor's results can
  * be read beside the ingestion's own writes.
  */
 import os from 'node:os';
+import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { uuidv7 } from 'uuidv7';
 import { fmt, runLoad, type LoadResult } from './load.js';
 import { POSTGRES_STATEMENT_SETTINGS, PostgresStatements, printStatements, type StatementFigures } from './postgres-statements.js';
-import { readProcessTree, usedBetween } from './process-cpu.js';
+import { readProcessTree, usedBetween, type ProcessUsage } from './process-cpu.js';
 import { startBenchPlatform, type BenchPlatform } from './support.js';
 
 const args = process.argv.slice(2);
@@ -70,6 +76,8 @@ async function main() {
     if (POSTGRES_STATEMENTS && !bench.postgresDir) throw new Error('--postgres-statements needs the embedded PostgreSQL (no DATABASE_URL)');
     const statements = POSTGRES_STATEMENTS ? await PostgresStatements.connectCluster(bench.postgresDir!) : undefined;
     const statementCells: { cell: string; figures: { top: StatementFigures[]; total: StatementFigures } }[] = [];
+    /** The plain project's platform + PostgreSQL CPU per call under upsert_batch (the floor is compared with it). */
+    let plainBatchTotalMsPerCall: number | undefined;
     const platform = bench.service;
     const embedded = bench.postgres;
     const baseUrl = bench.url;
@@ -220,6 +228,7 @@ async function main() {
       };
       const plain = sum(totals[PLAIN]!);
       const monitored = sum(totals[MONITORED]!);
+      if (load.key === 'batch') plainBatchTotalMsPerCall = plain.totalCpuMsPerCall;
       console.log(`\n${load.title}, ${load.concurrency} concurrent`);
       console.log(
         `  ${'project'.padEnd(24)} ${'calls/s'.padStart(9)} ${'CPU ms/call'.padStart(12)} ${'+PG ms/call'.padStart(12)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'drain s'.padStart(8)}`,
@@ -235,11 +244,49 @@ async function main() {
       if (monitored.behind > 0) console.log(`  MISSED: the monitor was ${monitored.behind} calls behind when the drain's bound ran out (its CPU above is a lower bound)`);
     }
     console.log(`\nmonitor looked at ${await looked()} calls (every monitored call that ended)`);
+    if (embedded && plainBatchTotalMsPerCall !== undefined) await printFloor(bench.databaseUrl, postgresCpu, plainBatchTotalMsPerCall);
     printStatements(statementCells, { unit: 'ingested call', short: 'call', measured: "reset before each project's last round, read after its drain" });
     await statements?.close();
     await http.close();
   } finally {
     await bench?.close();
+  }
+}
+
+/**
+ * PostgreSQL's CPU per score feedback row, rows made inside the server (no client, no JSON) as a monitor's are: one
+ * INSERT of `rows` rows through the rollup triggers, three times, each rolled back; the median is printed against the
+ * plain ingestion's cost per call.
+ */
+async function printFloor(databaseUrl: string, postgresCpu: () => Map<string, ProcessUsage> | undefined, plainMsPerCall: number): Promise<void> {
+  const rows = BATCH * 40;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const perRow: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await client.query('begin');
+      const before = postgresCpu()!;
+      await client.query(
+        `insert into tracing.feedback (project_id, id, weave_ref, feedback_type, payload, runnable_ref, trigger_ref, wb_user_id, created_at, created_ms,
+           scorer_id, monitor_id, span_type, scorer_rating_names, scorer_rating_values, rating)
+         select 'trellis/bench-floor', gen_random_uuid(), 'weave:///trellis/bench-floor/call/' || i, 'wandb.runnable.has-answer',
+           jsonb_build_object('output', 1, 'reason', 'output matches /Paris/'), 'weave:///trellis/bench-floor/object/has-answer:m', 'weave:///trellis/bench-floor/object/has-answer:m',
+           'u', now(), (extract(epoch from now()) * 1000)::bigint, 'has-answer', 'has-answer', 'call', array['_rating_'], array[1::float8], 1
+         from generate_series(1, $1::int) as i`,
+        [rows],
+      );
+      const after = postgresCpu()!;
+      await client.query('rollback');
+      perRow.push((usedBetween(before, after).cpuSeconds * 1000) / rows);
+    }
+    const median = [...perRow].sort((a, b) => a - b)[1]!;
+    console.log(
+      `\nfloor: ${rows} score feedback rows written inside PostgreSQL (rollup triggers included): ${perRow.map((ms) => fmt(ms * 1000, 1)).join(' · ')} µs of PostgreSQL CPU a row; ` +
+        `median ${fmt(median / plainMsPerCall, 3)}× of the plain project's platform + PostgreSQL CPU per call under upsert_batch (${fmt(plainMsPerCall * 1000, 1)} µs)`,
+    );
+  } finally {
+    await client.end();
   }
 }
 
