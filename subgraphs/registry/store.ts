@@ -211,6 +211,36 @@ export class RegistryStore {
       .then((row) => row?.version_id);
   }
 
+  /**
+   * The named aliases of the teams' project collections of `type`: every alias but `latest` and the per-step
+   * `step<N>` ones the training recorder gives checkpoints — the names people gave versions (a promotion's
+   * `production`). Newest versions first, `limit` at most.
+   */
+  async namedAliases(
+    entities: string[] | 'every team',
+    type: string,
+    limit: number,
+  ): Promise<{ entity: string; project: string; collection: string; alias: string; metadata: Record<string, unknown>; created_at: Date }[]> {
+    if (entities.length === 0) return [];
+    return this.db
+      .selectFrom('aliases as a')
+      .innerJoin('collections as c', 'c.id', 'a.collection_id')
+      .innerJoin('versions as v', 'v.id', 'a.version_id')
+      .select(['c.entity', 'c.owner_name as project', 'c.name as collection', 'a.alias', 'v.metadata', 'v.created_at'])
+      .$if(entities !== 'every team', (query) => query.where('c.entity', 'in', entities as string[]))
+      .where('c.owner_kind', '=', 'PROJECT')
+      .where('c.type', '=', type)
+      .where('a.alias', '<>', 'latest')
+      .where(sql<boolean>`a.alias !~ '^step[0-9]+$'`)
+      .orderBy('v.created_at', 'desc')
+      .orderBy('c.entity')
+      .orderBy('c.owner_name')
+      .orderBy('c.name')
+      .orderBy('a.alias')
+      .limit(limit)
+      .execute();
+  }
+
   aliasTarget(collectionId: string, alias: string): Promise<string | undefined> {
     return this.db
       .selectFrom('aliases')

@@ -11,9 +11,19 @@ import { InferenceDeployment, InferenceModel, servedCheckpointModel, toInference
 export class ModelResolver {
   constructor(private readonly services: InferenceServices) {}
 
-  @Query(() => [InferenceModel], { description: 'The models the caller may use' })
-  inferenceModels(@Ctx() context: GraphQLContext): InferenceModel[] {
-    return this.services.catalog.visibleTo(requirePrincipal(context)).map(toInferenceModel);
+  @Query(() => [InferenceModel], {
+    description: "The models the caller may use: the catalog's, then the promoted checkpoints of the caller's teams (`{entity}/{project}/{model}:{alias}`, newest first)",
+  })
+  async inferenceModels(@Ctx() context: GraphQLContext): Promise<InferenceModel[]> {
+    const principal = requirePrincipal(context);
+    const catalog = this.services.catalog.visibleTo(principal).map(toInferenceModel);
+    // The registry is another subgraph (another process in a split topology): while it cannot answer, the catalog's
+    // models are still listed (and still served), and the log says why the checkpoints are missing.
+    const checkpoints = await this.services.checkpoints.listed(principal, context.requestId).catch((error: unknown) => {
+      context.logger.warn({ err: error }, 'promoted checkpoints left out of the model list: the registry did not answer');
+      return [];
+    });
+    return [...catalog, ...checkpoints.map((checkpoint) => servedCheckpointModel(checkpoint, checkpoint.id.split('/')[0]!))];
   }
 
   @Query(() => InferenceModel, {

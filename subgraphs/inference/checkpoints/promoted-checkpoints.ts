@@ -23,6 +23,16 @@ const FILES_QUERY = `query PromotedCheckpointFiles($entity: String!, $project: S
   }
 }`;
 
+const NAMED_ALIASES_QUERY = `query PromotedCheckpointsListed($first: Int) {
+  namedArtifactAliases(type: "model", first: $first) { entity project collection alias metadata createdAt }
+}`;
+/** Promoted checkpoints a model list names at most (the registry's page; newest first). */
+const LISTED_CHECKPOINTS = 100;
+
+interface NamedAliasesResult {
+  namedArtifactAliases: { entity: string; project: string; collection: string; alias: string; metadata: Record<string, unknown>; createdAt: string }[];
+}
+
 interface VersionResult {
   artifactVersionByName: { id: string; type: string; metadata: Record<string, unknown>; createdAt: string } | null;
 }
@@ -67,6 +77,21 @@ export class PromotedCheckpoints {
   async describe(name: PromotedCheckpointName, principal: Principal, requestId: string | undefined): Promise<ServedCheckpoint> {
     const { publicName, runtime, found } = await this.find(name, principal, requestId);
     return { id: publicName, baseModel: runtime.defaultModel!.id, createdAt: new Date(found.createdAt) };
+  }
+
+  /**
+   * The promoted checkpoints the caller may call, as GET /inference/v1/models lists them: the named aliases of model
+   * artifacts in the caller's teams' projects (the registry answers as the caller) whose base model the embedded
+   * runtime serves — what `describe` would answer for each. None without an embedded runtime.
+   */
+  async listed(principal: Principal, requestId: string | undefined): Promise<ServedCheckpoint[]> {
+    const base = this.runtime?.defaultModel;
+    if (!base?.root) return [];
+    const caller: GraphCaller = { principal, requestId: requestId ?? randomUUID() };
+    const { namedArtifactAliases } = await this.graph.execute<NamedAliasesResult>(NAMED_ALIASES_QUERY, { first: LISTED_CHECKPOINTS }, caller);
+    return namedArtifactAliases
+      .filter((named) => named.metadata.base_model === base.id)
+      .map((named) => ({ id: `${named.entity}/${named.project}/${named.collection}:${named.alias}`, baseModel: base.id, createdAt: new Date(named.createdAt) }));
   }
 
   /** The artifact version the alias names now, checked to be a checkpoint this platform's embedded runtime serves. */

@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Connection } from '../../../platform/graphql/connection.js';
-import { pageByIndex, VERSION_PAGING } from '../paging.js';
+import { pageSize, pagingDescriptions, type Connection } from '../../../platform/graphql/connection.js';
+import { NAME_PAGES, pageByIndex, VERSION_PAGING } from '../paging.js';
 import { requirePrincipal } from '../../../platform/auth/authorize.js';
 import type { GraphQLContext } from '../../../platform/graphql/context.js';
 import type { RegistryServices } from '../services.js';
@@ -10,6 +10,7 @@ import {
   ArtifactVersionConnection,
   CollectionRefInput,
   CreateArtifactVersionInput,
+  NamedArtifactAlias,
   toArtifactVersion,
   toCollection,
 } from './artifact.type.js';
@@ -37,6 +38,19 @@ export class ArtifactResolver {
   ): Promise<ArtifactVersion | null> {
     const found = await this.services.artifacts.versionByName(requirePrincipal(context), { entity, project, collection, version });
     return found ? toArtifactVersion(await this.services.artifacts.payload(found.version, found.collection)) : null;
+  }
+
+  @Query(() => [NamedArtifactAlias], {
+    description:
+      "Named aliases of the caller's teams' project collections of a type — every alias but `latest` and training's per-step `step<N>` — newest versions first (inference lists promoted checkpoints from it)",
+  })
+  async namedArtifactAliases(
+    @Arg('type', () => String, { description: 'Artifact type of the collections (e.g. model)' }) type: string,
+    @Arg('first', () => Int, { nullable: true, description: pagingDescriptions(NAME_PAGES, 'alias').first }) first: number | null,
+    @Ctx() context: GraphQLContext,
+  ): Promise<NamedArtifactAlias[]> {
+    const rows = await this.services.artifacts.namedAliases(requirePrincipal(context), type, pageSize(first, NAME_PAGES));
+    return rows.map((row) => Object.assign(new NamedArtifactAlias(), { ...row, createdAt: row.created_at }));
   }
 
   @Mutation(() => ArtifactCollection, { description: 'Create an empty collection in a project (team members) or a registry (registry admins)' })

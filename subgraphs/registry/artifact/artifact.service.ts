@@ -153,6 +153,11 @@ export class ArtifactService {
     return version ? { version, collection } : null;
   }
 
+  /** The named aliases of `type` in the projects of the teams the caller belongs to (every team for a platform admin). */
+  async namedAliases(principal: Principal, type: string, limit: number) {
+    return this.store.namedAliases(principal.isAdmin ? 'every team' : Object.keys(principal.teams), type, limit);
+  }
+
   /** A file's bytes; the caller has already read the version (its access was checked there). */
   fileContent(versionId: string, path: string): Promise<Buffer | undefined> {
     return this.store.fileContent(versionId, path);

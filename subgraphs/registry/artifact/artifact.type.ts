@@ -69,6 +69,16 @@ export function toArtifactVersion(payload: ArtifactVersionPayload): ArtifactVers
   });
 }
 
+@ObjectType('NamedArtifactAlias', { description: 'A named alias of a project collection and the version it points at' })
+export class NamedArtifactAlias {
+  @Field(() => String, { description: 'Team owning the project' }) entity!: string;
+  @Field(() => String, { description: 'The project' }) project!: string;
+  @Field(() => String, { description: 'The collection' }) collection!: string;
+  @Field(() => String, { description: 'The alias (e.g. production)' }) alias!: string;
+  @Field(() => JSONObjectScalar, { description: "The version's metadata" }) metadata!: Record<string, unknown>;
+  @Field(() => Date, { description: 'When the version it points at was created' }) createdAt!: Date;
+}
+
 @InputType('CollectionRefInput', { description: 'A collection of a project or of a registry (name exactly one)' })
 export class CollectionRefInput {
   @Field(() => String, { description: 'Team owning it' }) entity!: string;

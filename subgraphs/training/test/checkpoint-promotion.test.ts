@@ -74,7 +74,13 @@ async function aliasesByStep(): Promise<Record<number, string[]>> {
   return Object.fromEntries(data.trainingModel.checkpoints.nodes.map((node: { step: number; aliases: string[] }) => [node.step, node.aliases]));
 }
 
-const openai = () => new OpenAI({ apiKey: platform.adminKey, baseURL: `${platform.url}/inference/v1`, maxRetries: 0, project: 'trellis/promo' });
+const openai = (key = platform.adminKey) => new OpenAI({ apiKey: key, baseURL: `${platform.url}/inference/v1`, maxRetries: 0, project: 'trellis/promo' });
+/** The ids `models.list()` answers (the OpenAI SDK pages through GET /models). */
+async function listedIds(key?: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const model of openai(key).models.list()) ids.push(model.id);
+  return ids;
+}
 
 async function inferenceAnswer(model: string) {
   const completion = await openai().chat.completions.create({ model, messages: PROMPT, ...PARAMS });
@@ -114,6 +120,10 @@ describe('promoting a checkpoint', () => {
     expect(training.status).toBe(404);
     await expect(inferenceAnswer(`trellis/promo/${MODEL}:production`)).rejects.toMatchObject({ status: 404 });
     await expect(openai().models.retrieve(`trellis/promo/${MODEL}:production`)).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+    // Nor listed: `latest` and the per-step aliases are no promotion.
+    const listed = await listedIds();
+    expect(listed).toContain('trellis-tiny');
+    expect(listed.filter((id) => id.includes(MODEL))).toEqual([]);
   });
 
   it('serves the promoted checkpoint through training chat and inference, follows a move, and fires the automation once per promotion', async () => {
@@ -135,6 +145,14 @@ describe('promoting a checkpoint', () => {
     const retrieved = await openai().models.retrieve(`trellis/promo/${MODEL}:production`);
     expect(retrieved).toMatchObject({ id: `trellis/promo/${MODEL}:production`, object: 'model', owned_by: 'trellis', root: 'trellis-tiny' });
     expect(retrieved.created).toBeGreaterThan(0);
+    // And listed, so model pickers that read GET /models (Open WebUI, LangChain's tooling) offer it; for the team's
+    // members only.
+    const member = await platform.createUser('promo-member', { trellis: 'MEMBER' });
+    const outsider = await platform.createUser('promo-lister-outsider', { listers: 'ADMIN' });
+    for (const key of [platform.adminKey, member.key]) expect(await listedIds(key)).toEqual(expect.arrayContaining(['trellis-tiny', `trellis/promo/${MODEL}:production`]));
+    expect((await listedIds(outsider.key)).filter((id) => id.includes(MODEL))).toEqual([]);
+    const listedModel = (await openai(member.key).models.list()).data.find((model) => model.id === `trellis/promo/${MODEL}:production`);
+    expect(listedModel).toMatchObject({ object: 'model', owned_by: 'trellis', created: retrieved.created });
 
     const moved = await promote(second);
     expect(moved.body.data.promoteTrainingCheckpoint).toEqual({ step: second, aliases: [`step${second}`, 'latest', 'production'] });
