@@ -14,7 +14,7 @@ import { sql, type Kysely } from 'kysely';
  * can exceed a btree entry. Rating sums are numeric (each float8 value as PostgreSQL converts it), so that adding
  * per-hour sums gives the same result as summing the raw rows in any order.
  */
-const DIMENSIONS = [
+export const DIMENSIONS = [
   'feedback_type',
   'scorer_id',
   'monitor_id',
@@ -26,7 +26,7 @@ const DIMENSIONS = [
   'scorer_rating_names',
 ] as const;
 
-const HOUR_MS = 3_600_000;
+export const HOUR_MS = 3_600_000;
 
 /**
  * SQL that adds (sign 1) or subtracts (sign -1) the rows of `source` (a relation with the feedback columns) to
