@@ -134,6 +134,21 @@ export interface MonitorResultsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 
+/** A monitor's counts, added to by the statement that records its results (so its stats read one row). */
+export interface MonitorCountsTable {
+  monitor_id: string;
+  scored: number;
+  skipped: number;
+  failed: number;
+  /** Latency of the results that ran a scorer (not skipped) */
+  latency_sum: number;
+  latency_n: number;
+  /** Score of the scored results */
+  score_sum: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
 /** An evaluation run the platform is running (evaluateDataset): its process and that process's last heartbeat. */
 export interface DatasetEvaluationRunsTable {
   project_id: string;
@@ -154,5 +169,6 @@ export interface TracingDatabase {
   project_settings: ProjectSettingsTable;
   monitors: MonitorsTable;
   monitor_results: MonitorResultsTable;
+  monitor_counts: MonitorCountsTable;
   dataset_evaluation_runs: DatasetEvaluationRunsTable;
 }

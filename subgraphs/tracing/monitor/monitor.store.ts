@@ -166,6 +166,23 @@ export const monitorStore = {
         select monitor_id, call_id, outcome, score, reason, latency_ms, prompt_tokens, completion_tokens from pairs
         on conflict (monitor_id, call_id) do nothing
         returning monitor_id, call_id, outcome
+      ), counted as (
+        -- the monitors' counts (stats read them), by the results that went in; one lock order for concurrent writers
+        insert into tracing.monitor_counts as m (monitor_id, scored, skipped, failed, latency_sum, latency_n, score_sum, prompt_tokens, completion_tokens)
+        select p.monitor_id,
+          count(*) filter (where p.outcome = 'scored'), count(*) filter (where p.outcome = 'skipped'), count(*) filter (where p.outcome = 'failed'),
+          coalesce(sum(p.latency_ms) filter (where p.outcome <> 'skipped' and p.latency_ms is not null), 0),
+          count(p.latency_ms) filter (where p.outcome <> 'skipped'),
+          coalesce(sum(p.score) filter (where p.outcome = 'scored'), 0),
+          coalesce(sum(p.prompt_tokens), 0), coalesce(sum(p.completion_tokens), 0)
+        from results r join pairs p using (monitor_id, call_id)
+        group by p.monitor_id
+        order by p.monitor_id
+        on conflict (monitor_id) do update set
+          scored = m.scored + excluded.scored, skipped = m.skipped + excluded.skipped, failed = m.failed + excluded.failed,
+          latency_sum = m.latency_sum + excluded.latency_sum, latency_n = m.latency_n + excluded.latency_n,
+          score_sum = m.score_sum + excluded.score_sum,
+          prompt_tokens = m.prompt_tokens + excluded.prompt_tokens, completion_tokens = m.completion_tokens + excluded.completion_tokens
       ), scores as (
         insert into tracing.feedback (${sql.raw(FEEDBACK_COLUMNS.join(', '))})
         select ${sql.raw(FEEDBACK_COLUMNS.map((name) => `${SCORE_FEEDBACK_VALUES[name] ?? `s.${name}`}`).join(', '))}
@@ -206,20 +223,16 @@ export const monitorStore = {
     return Number(result.numUpdatedRows) > 0;
   },
 
+  /** The monitors' counts (kept by recordResults): one row per monitor that has recorded a result. */
   async stats(db: Db, monitorIds: string[]): Promise<MonitorStatsRow[]> {
     if (monitorIds.length === 0) return [];
     const { rows } = await sql<MonitorStatsRow>`
-      select monitor_id,
-        count(*) filter (where outcome = 'scored')::int as scored,
-        count(*) filter (where outcome = 'skipped')::int as skipped,
-        count(*) filter (where outcome = 'failed')::int as failed,
-        avg(latency_ms) filter (where outcome <> 'skipped') as mean_latency_ms,
-        avg(score) filter (where outcome = 'scored') as mean_score,
-        coalesce(sum(prompt_tokens), 0)::int as prompt_tokens,
-        coalesce(sum(completion_tokens), 0)::int as completion_tokens
-      from tracing.monitor_results
-      where monitor_id = any(${monitorIds}::uuid[])
-      group by monitor_id`.execute(db);
+      select monitor_id, scored::int, skipped::int, failed::int,
+        case when latency_n > 0 then latency_sum / latency_n end as mean_latency_ms,
+        case when scored > 0 then score_sum / scored end as mean_score,
+        prompt_tokens::int, completion_tokens::int
+      from tracing.monitor_counts
+      where monitor_id = any(${monitorIds}::uuid[])`.execute(db);
     return rows;
   },
 };

@@ -14,6 +14,7 @@ import * as monitorThresholds from './2026-11-28T0740-monitor-thresholds.js';
 import * as callErrors from './2026-11-28T0800-call-errors.js';
 import * as datasetEvaluationRuns from './2026-11-28T0900-dataset-evaluation-runs.js';
 import * as feedbackHourlyGrouped from './2026-11-28T1200-feedback-hourly-grouped.js';
+import * as monitorCounts from './2026-11-28T1230-monitor-counts.js';
 
 /** Every migration of the tracing schema, by sortable name. */
 export const tracingMigrations: Migrations = {
@@ -32,4 +33,5 @@ export const tracingMigrations: Migrations = {
   '2026-11-28T0800-call-errors': callErrors,
   '2026-11-28T0900-dataset-evaluation-runs': datasetEvaluationRuns,
   '2026-11-28T1200-feedback-hourly-grouped': feedbackHourlyGrouped,
+  '2026-11-28T1230-monitor-counts': monitorCounts,
 };
