@@ -56,7 +56,16 @@ export function applyRows(source: string, sign: 1 | -1): string {
       ) per_position
       group by project_id, by_rating, hour_ms, dims_key
     )
-    insert into tracing.feedback_hourly as h (project_id, by_rating, hour_ms, dims_key, ${dims}, rating, n, scored, rating_sums)
+${addToRollup(sign)}`;
+}
+
+/**
+ * The statement's end: the `counts` (one row per rollup key, with its dimensions, rating, n and scored) and `sums`
+ * (per key, the rating sums by position) relations of the WITH before it, added (sign 1) or subtracted (sign -1).
+ */
+export function addToRollup(sign: 1 | -1): string {
+  const dims = DIMENSIONS.join(', ');
+  return `    insert into tracing.feedback_hourly as h (project_id, by_rating, hour_ms, dims_key, ${dims}, rating, n, scored, rating_sums)
     select c.project_id, c.by_rating, c.hour_ms, c.dims_key, ${DIMENSIONS.map((d) => `c.${d}`).join(', ')}, c.rating,
            ${sign} * c.n, ${sign} * c.scored,
            coalesce(array(select ${sign} * v from unnest(s.rating_sums) with ordinality as u(v, i) order by i), '{}')

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 // The rollup's dimensions and hour are the first version's: the same rows, keyed the same way.
-import { applyRows as applyRowsPerRow, DIMENSIONS, HOUR_MS } from './2026-11-21T2300-feedback-hourly-rollup.js';
+import { addToRollup, applyRows as applyRowsPerRow, DIMENSIONS, HOUR_MS } from './2026-11-21T2300-feedback-hourly-rollup.js';
 
 /**
  * feedback_hourly's trigger, grouping before it hashes. The first version (2026-11-21T2300) computed each written
@@ -57,17 +57,7 @@ function applyRows(source: string, sign: 1 | -1): string {
       ) per_position
       group by project_id, by_rating, hour_ms, dims_key
     )
-    insert into tracing.feedback_hourly as h (project_id, by_rating, hour_ms, dims_key, ${dims}, rating, n, scored, rating_sums)
-    select c.project_id, c.by_rating, c.hour_ms, c.dims_key, ${DIMENSIONS.map((d) => `c.${d}`).join(', ')}, c.rating,
-           ${sign} * c.n, ${sign} * c.scored,
-           coalesce(array(select ${sign} * v from unnest(s.rating_sums) with ordinality as u(v, i) order by i), '{}')
-    from counts c left join sums s using (project_id, by_rating, hour_ms, dims_key)
-    -- One lock order for every writer, so concurrent bulk writes cannot deadlock on rollup rows.
-    order by c.project_id, c.hour_ms, c.by_rating, c.dims_key
-    on conflict (project_id, by_rating, hour_ms, dims_key) do update set
-      n = h.n + excluded.n,
-      scored = h.scored + excluded.scored,
-      rating_sums = array(select coalesce(a, 0) + coalesce(b, 0) from unnest(h.rating_sums, excluded.rating_sums) with ordinality as u(a, b, i) order by i)`;
+${addToRollup(sign)}`;
 }
 
 /** The trigger function with `apply` writing the rows (its delete of emptied rows as in the first version). */
