@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/support/platform.js';
 import { eventually, ok } from '../../automations/test/helpers.js';
 import { callerLeftReason } from '../dataset-evaluation/evaluation-runner.js';
-import { traces } from './helpers.js';
+import { streamedRows, traces } from './helpers.js';
 
 /**
  * evaluateDataset through the public graph: chat completions traced through inference (OpenAI SDK, OpenAI-Project)
@@ -53,7 +53,7 @@ beforeAll(async () => {
   // The completions are recorded as calls of the project from their platform events, moments later.
   const calls = await eventually(async () => {
     const listed = await traces(platform, '/calls/stream_query', { project_id: P, sort_by: [{ field: 'started_at', direction: 'asc' }] });
-    const rows = String(listed.body).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const rows = streamedRows(listed.body);
     return rows.length === TASKS.length ? rows : undefined;
   }, 30_000);
   const created = await ok(platform, `mutation($input: DatasetFromCallsInput!) { createDatasetFromCalls(input: $input) { version } }`, {

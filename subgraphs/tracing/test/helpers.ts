@@ -17,6 +17,15 @@ export async function traces(platform: TestPlatform, path: string, body: unknown
   return { status: response.status, body: json, headers: response.headers };
 }
 
+/**
+ * The rows of a /calls/stream_query answer as `traces` returns it: JSON lines as text, except that one line alone is
+ * valid JSON and arrives parsed (and no line is an empty text).
+ */
+export function streamedRows(body: unknown): any[] {
+  if (typeof body !== 'string') return [body];
+  return body.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
+
 export const startOf = (projectId: string, fields: Record<string, unknown> = {}) => ({
   start: { project_id: projectId, op_name: 'my_op', started_at: new Date().toISOString(), attributes: {}, inputs: {}, ...fields },
 });
