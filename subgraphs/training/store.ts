@@ -301,27 +301,35 @@ export class TrainingStore {
       .executeTakeFirst();
   }
 
-  /** A checkpoint by step, by named alias (`{ alias }`) or the highest, with its adapter files, for serving. */
+  /**
+   * A checkpoint by step, by named alias (`{ alias }`) or the highest, for serving: whether it has its adapter files,
+   * and the files themselves unless `weights` is false (a caller that only checks the checkpoint can be served does
+   * not read the adapter's bytes).
+   */
   async checkpointWithAdapter(
     modelId: string,
     step: number | 'latest' | { alias: string },
-  ): Promise<{ id: string; step: number; adapter_config: string | null; adapter_weights: Buffer | null } | undefined> {
-    if (step === 'latest') return this.latestCheckpoint(modelId);
+    { weights }: { weights: boolean } = { weights: true },
+  ): Promise<{ id: string; step: number; has_adapter: boolean; adapter_config: string | null; adapter_weights: Buffer | null } | undefined> {
+    // Both queries name the checkpoints table `c`.
+    const columns = [
+      sql<string>`c.id`.as('id'),
+      sql<number>`c.step`.as('step'),
+      sql<boolean>`c.adapter_config is not null and c.adapter_weights is not null`.as('has_adapter'),
+      sql<string | null>`c.adapter_config`.as('adapter_config'),
+      (weights ? sql<Buffer | null>`c.adapter_weights` : sql<Buffer | null>`null`).as('adapter_weights'),
+    ];
     if (typeof step === 'object') {
       return this.db
         .selectFrom('checkpoint_aliases as a')
         .innerJoin('checkpoints as c', 'c.id', 'a.checkpoint_id')
-        .select(['c.id', 'c.step', 'c.adapter_config', 'c.adapter_weights'])
+        .select(columns)
         .where('a.model_id', '=', modelId)
         .where('a.alias', '=', step.alias)
         .executeTakeFirst();
     }
-    return this.db
-      .selectFrom('checkpoints')
-      .select(['id', 'step', 'adapter_config', 'adapter_weights'])
-      .where('model_id', '=', modelId)
-      .where('step', '=', step)
-      .executeTakeFirst();
+    const query = this.db.selectFrom('checkpoints as c').select(columns).where('c.model_id', '=', modelId);
+    return (step === 'latest' ? query.orderBy('c.step', 'desc').limit(1) : query.where('c.step', '=', step)).executeTakeFirst();
   }
 
   /** The model's checkpoint at `step` (without its adapter), read in the caller's transaction. */

@@ -179,7 +179,7 @@ export class CheckpointChatService {
   async servedModel(principal: Principal, model: string): Promise<{ baseModel: string; checkpointStep: number | null }> {
     const ref = this.modelRef(principal, model);
     if (ref === null) return { baseModel: model, checkpointStep: null };
-    const { baseModel, step } = await this.resolveCheckpoint(ref, model);
+    const { baseModel, step } = await this.resolveCheckpoint(ref, model, { weights: false });
     assertBaseModel(baseModel, model);
     return { baseModel, checkpointStep: step };
   }
@@ -219,28 +219,30 @@ export class CheckpointChatService {
     return this.pool;
   }
 
-  /** The base model and adapter that serve the checkpoint, with the adapter's step (null: the base model alone). */
-  private async resolveCheckpoint(ref: CheckpointRef, model: string): Promise<{ baseModel: string; adapter: AdapterBytes | null; step: number | null }> {
+  /**
+   * The base model and adapter that serve the checkpoint, with the adapter's step (null: the base model alone).
+   * `weights: false` checks the same and reads no adapter bytes (`adapter` is then null).
+   */
+  private async resolveCheckpoint(
+    ref: CheckpointRef,
+    model: string,
+    { weights }: { weights: boolean } = { weights: true },
+  ): Promise<{ baseModel: string; adapter: AdapterBytes | null; step: number | null }> {
     const trained = await this.store.modelByName(ref.entity, ref.project, ref.name);
     if (!trained) throw new NotFoundError(`The model "${model}" does not exist`, { param: 'model' });
     // Step 0 is the base model, before and after training: ART's get_step() is 0 for a new model, so its first
     // rollouts (and its integration test, after training) sample `…:step0`. Trained checkpoints start at step 1.
     if (ref.step === 0) return { baseModel: trained.base_model, adapter: null, step: null };
-    const checkpoint = await this.store.checkpointWithAdapter(trained.id, ref.step);
+    const checkpoint = await this.store.checkpointWithAdapter(trained.id, ref.step, { weights });
     if (!checkpoint) {
       // A model that has not trained yet serves its base model for `latest`, as the hosted service does at step 0.
       if (ref.step === 'latest') return { baseModel: trained.base_model, adapter: null, step: null };
       if (typeof ref.step === 'object') throw new NotFoundError(`The model "${model}" has no checkpoint promoted to "${ref.step.alias}"`, { param: 'model' });
       throw new NotFoundError(`The model "${model}" has no checkpoint at step ${ref.step}`, { param: 'model' });
     }
-    if (!checkpoint.adapter_config || !checkpoint.adapter_weights) {
-      throw new NotFoundError(`The checkpoint "${model}" has no adapter yet`, { param: 'model' });
-    }
-    return {
-      baseModel: trained.base_model,
-      adapter: { id: checkpoint.id, adapterConfigJson: checkpoint.adapter_config, safetensorsBytes: checkpoint.adapter_weights },
-      step: checkpoint.step,
-    };
+    if (!checkpoint.has_adapter) throw new NotFoundError(`The checkpoint "${model}" has no adapter yet`, { param: 'model' });
+    const adapter = weights ? { id: checkpoint.id, adapterConfigJson: checkpoint.adapter_config!, safetensorsBytes: checkpoint.adapter_weights! } : null;
+    return { baseModel: trained.base_model, adapter, step: checkpoint.step };
   }
 }
 
