@@ -24,9 +24,9 @@ export interface TracingServices {
   scores: ScoreService;
   /** Evaluation runs as dashboards read them (SDK and evaluation API), with summaries and comparisons. */
   evaluations: EvaluationService;
-  /** Evaluations of dataset versions against several models, run by the platform (evaluateDataset). */
   /** Datasets built from traces (Weave Dataset objects). */
   datasets: DatasetService;
+  /** Evaluations of dataset versions against several models, run by the platform (evaluateDataset). */
   datasetEvaluations: DatasetEvaluationService;
   /** Runs them in the background; finishes abandoned runs (a worker). */
   evaluationRunner: EvaluationRunner;

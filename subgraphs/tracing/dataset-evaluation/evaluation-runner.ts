@@ -14,6 +14,7 @@ import type { CompletionSettings, EvaluatedModels, ModelAnswer, PromptMessage } 
 import type { EvaluationExample } from './evaluation-rows.js';
 import { scoreAnswer } from './evaluation-scoring.js';
 
+/** The reason a run ends with when the caller who started it left the project's team while it ran. */
 export function callerLeftReason(caller: GraphCaller, entity: string): string {
   return `Stopped: ${caller.principal.username}, who started this evaluation, is no longer a member of ${entity}; its models are asked only on a member's behalf`;
 }

@@ -16,14 +16,14 @@ const REASON_LIMIT = 500;
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
 const FIELD_PATH = /^(output|inputs|attributes|summary|exception)(\.[^.]+)*$/;
 
-/** The placeholders of a template that name no call field (for validation: none is allowed). */
-export function unknownPlaceholders(template: string): string[] {
-  return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!).filter((path) => !FIELD_PATH.test(path));
-}
-
 /** The call-field paths the template's placeholders name. */
 export function placeholderPaths(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+}
+
+/** The placeholders of a template that name no call field (for validation: none is allowed). */
+export function unknownPlaceholders(template: string): string[] {
+  return placeholderPaths(template).filter((path) => !FIELD_PATH.test(path));
 }
 
 /** The prompt for one call: each placeholder replaced by that field as text (absent: empty). */

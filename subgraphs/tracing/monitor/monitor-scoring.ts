@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
+import { uuidv7 } from 'uuidv7';
 import type { TracingDatabase } from '../db/database.js';
 import { feedbackRowOf, PRIMARY_RATING } from '../feedback/feedback.service.js';
 import type { FeedbackRow } from '../feedback/feedback.store.js';
 import { callRef } from '../refs.js';
-import { uuidv7 } from 'uuidv7';
 import { compileCheck, type ScoreOutcome } from './built-in-checks.js';
 import { isSampled, matchesFilter } from './call-selection.js';
 import { isTransientJudgeError, judgeScale, parseJudgeAnswer, renderPrompt, type ModelJudge } from './llm-judge.js';
