@@ -4,7 +4,6 @@ import { Empty, QueryState } from '../../components/States';
 import { TimeSeriesChart, type TimeSeries } from '../../components/TimeSeriesChart';
 import { MonitorScoresDocument } from '../../graphql/generated';
 
-const SERIES_COLORS = ['var(--series-1)', 'var(--series-2)', 'var(--series-3)', 'var(--series-4)', 'var(--series-5)', 'var(--series-6)', 'var(--series-7)'];
 const WINDOWS = [
   { label: 'Last hour', seconds: 3600, bucketSeconds: 60, bucketLabel: 'minute' },
   { label: 'Last 24 hours', seconds: 86_400, bucketSeconds: 3600, bucketLabel: 'hour' },
@@ -85,7 +84,8 @@ export function MonitorScoresChart({
               points.set(scorer, [...(points.get(scorer) ?? []), [Number(start), Number(columns.ratingSums[index]?._rating_ ?? 0) / count]]);
             });
             const names = [...points.keys()].sort((a, b) => a.localeCompare(b));
-            const series: TimeSeries[] = names.map((name, index) => ({ label: name, points: points.get(name)!, color: SERIES_COLORS[index % SERIES_COLORS.length] }));
+            // Colours: TimeSeriesChart's palette, in this (name) order.
+            const series: TimeSeries[] = names.map((name) => ({ label: name, points: points.get(name)! }));
             return series.length === 0 ? (
               <Empty title={`No scores in the ${window.label.toLowerCase()}.`} />
             ) : (
